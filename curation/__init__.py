@@ -1,0 +1,1 @@
+"""benchcurate: well-measured LLM benchmarks."""

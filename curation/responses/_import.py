@@ -1,0 +1,298 @@
+"""Response matrices (wide or long, CSV/JSONL/parquet) -> the long response table.
+
+The response table has one row per (model, item) with ``n_trials`` and ``n_correct``
+plus the protocol that produced it; see ``schemas/response.schema.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import polars as pl
+
+from curation.errors import InputError
+from curation.io.readers import detect_format, read_frame
+from curation.params import BenchmarkSpec, ResponsesSpec, require_file
+from curation.schemas import conform, validate_frame
+
+PROTOCOL_FIELDS = (
+    "prompt_template",
+    "system_prompt",
+    "temperature",
+    "max_tokens",
+    "seed",
+    "model_revision",
+)
+_RATE_TOLERANCE = 1e-6
+
+
+def _row_of(mask: pl.Series) -> int:
+    return int(mask.arg_true()[0]) + 1
+
+
+def _numbers(col: pl.Series, *, file: str, field: str, row_offset: int = 0) -> pl.Series:
+    """Parse a text/number column as floats; empty text is missing, anything else is an error."""
+    if col.dtype == pl.String:
+        stripped = col.str.strip_chars()
+        stripped = pl.Series(col.name, stripped).set(stripped == "", None)
+        parsed = stripped.cast(pl.Float64, strict=False)
+        bad = parsed.is_null() & stripped.is_not_null()
+    else:
+        try:
+            parsed = col.cast(pl.Float64, strict=True)
+        except pl.exceptions.PolarsError:
+            raise InputError(f"expected numbers, got {col.dtype}", file=file, field=field) from None
+        bad = pl.Series([False] * len(col))
+    if bad.any():
+        row = _row_of(bad)
+        raise InputError(
+            f"value {col[row - 1]!r} is not a number",
+            file=file,
+            record=f"row {row + row_offset}",
+            field=field,
+        )
+    nan = parsed.is_nan().fill_null(False)
+    return parsed.set(nan, None)
+
+
+def _wide_to_long(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.DataFrame:
+    if spec.model_column not in df.columns:
+        raise InputError(
+            f"no model column {spec.model_column!r} (columns start "
+            f"{df.columns[:3]}); set responses.model_column",
+            file=file,
+            field=spec.model_column,
+        )
+    models = df.get_column(spec.model_column).cast(pl.String)
+    if models.is_null().any() or (models.str.strip_chars() == "").any():
+        row = _row_of(models.is_null() | (models.str.strip_chars() == "").fill_null(True))
+        raise InputError(
+            "model name is empty", file=file, record=f"row {row}", field=spec.model_column
+        )
+    dup = models.is_duplicated()
+    if dup.any():
+        row = _row_of(dup)
+        raise InputError(
+            f"model {models[row - 1]!r} appears in more than one row",
+            file=file,
+            record=f"row {row}",
+            field=spec.model_column,
+        )
+    item_cols = [c for c in df.columns if c != spec.model_column]
+    if not item_cols:
+        raise InputError("no item columns", file=file)
+    parsed = {c: _numbers(df.get_column(c), file=file, field=c) for c in item_cols}
+    for c, values in parsed.items():
+        out_of_range = ((values < 0) | (values > 1)).fill_null(False)
+        if out_of_range.any():
+            row = _row_of(out_of_range)
+            raise InputError(
+                f"value {values[row - 1]} is outside [0, 1] (wide cells are 0/1 or success rates)",
+                file=file,
+                record=f"row {row}",
+                field=c,
+            )
+        counts = values * spec.n_trials
+        off = ((counts - counts.round()).abs() > _RATE_TOLERANCE).fill_null(False)
+        if off.any():
+            row = _row_of(off)
+            raise InputError(
+                f"success rate {values[row - 1]} is not a whole number of {spec.n_trials} trials",
+                file=file,
+                record=f"row {row}",
+                field=c,
+            )
+    wide = pl.DataFrame({"model": models, **parsed})
+    long = wide.unpivot(index="model", variable_name="item", value_name="rate").drop_nulls("rate")
+    return long.select(
+        "model",
+        "item",
+        pl.lit(spec.n_trials, dtype=pl.Int64).alias("n_trials"),
+        (pl.col("rate") * spec.n_trials).round().cast(pl.Int64).alias("n_correct"),
+    )
+
+
+def _long_to_cells(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.DataFrame:
+    names = {
+        "model": "model",
+        "item": "item",
+        "n_trials": "n_trials",
+        "n_correct": "n_correct",
+        "correct": "correct",
+        **spec.columns,
+    }
+    for key in ("model", "item"):
+        if names[key] not in df.columns:
+            raise InputError(
+                f"required column missing (set responses.columns.{key})",
+                file=file,
+                field=names[key],
+            )
+    cols: dict[str, pl.Series] = {
+        "model": df.get_column(names["model"]).cast(pl.String),
+        "item": df.get_column(names["item"]).cast(pl.String),
+    }
+    for key in ("model", "item"):
+        empty = cols[key].is_null() | (cols[key].str.strip_chars() == "").fill_null(True)
+        if empty.any():
+            raise InputError(
+                "required value missing",
+                file=file,
+                record=f"row {_row_of(empty)}",
+                field=names[key],
+            )
+    if names["n_correct"] in df.columns:
+        n_correct = _numbers(df.get_column(names["n_correct"]), file=file, field=names["n_correct"])
+        if names["n_trials"] in df.columns:
+            n_trials = _numbers(
+                df.get_column(names["n_trials"]), file=file, field=names["n_trials"]
+            )
+        else:
+            n_trials = pl.Series([float(spec.n_trials)] * df.height)
+    elif names["correct"] in df.columns:  # one row per sample
+        n_correct = _numbers(df.get_column(names["correct"]), file=file, field=names["correct"])
+        n_trials = pl.Series([1.0] * df.height)
+        bad = ~n_correct.is_in([0.0, 1.0]).fill_null(False)
+        if bad.any():
+            raise InputError(
+                "per-sample `correct` must be 0 or 1",
+                file=file,
+                record=f"row {_row_of(bad)}",
+                field=names["correct"],
+            )
+    else:
+        raise InputError(
+            "needs either n_correct (with n_trials) or a per-sample correct column",
+            file=file,
+            field=names["n_correct"],
+        )
+    for series, field in ((n_trials, names["n_trials"]), (n_correct, names["n_correct"])):
+        missing = series.is_null()
+        if missing.any():
+            raise InputError(
+                "required value missing", file=file, record=f"row {_row_of(missing)}", field=field
+            )
+        frac = (series != series.round()).fill_null(False)
+        if frac.any():
+            raise InputError(
+                f"expected a whole number, got {series[_row_of(frac) - 1]}",
+                file=file,
+                record=f"row {_row_of(frac)}",
+                field=field,
+            )
+    nonpositive = n_trials < 1
+    if nonpositive.any():
+        row = _row_of(nonpositive)
+        raise InputError(
+            f"n_trials must be at least 1, got {int(n_trials[row - 1])}",
+            file=file,
+            record=f"row {row}",
+            field=names["n_trials"],
+        )
+    negative = n_correct < 0
+    if negative.any():
+        row = _row_of(negative)
+        raise InputError(
+            f"n_correct must be at least 0, got {int(n_correct[row - 1])}",
+            file=file,
+            record=f"row {row}",
+            field=names["n_correct"],
+        )
+    over = n_correct > n_trials
+    if over.any():
+        row = _row_of(over)
+        raise InputError(
+            f"n_correct ({int(n_correct[row - 1])}) exceeds n_trials ({int(n_trials[row - 1])})",
+            file=file,
+            record=f"row {row}",
+            field=names["n_correct"],
+        )
+    cells = pl.DataFrame(
+        {**cols, "n_trials": n_trials.cast(pl.Int64), "n_correct": n_correct.cast(pl.Int64)}
+    )
+    return cells.group_by("model", "item", maintain_order=True).agg(
+        pl.col("n_trials").sum(), pl.col("n_correct").sum()
+    )
+
+
+def _check_items(
+    items: pl.Series,
+    known_items: Collection[str],
+    *,
+    file: str,
+    items_file: str,
+    layout: str,
+    field: str,
+) -> None:
+    """Every response must belong to an ingested item (wide: a column; long: a row)."""
+    known = pl.Series(list(known_items), dtype=pl.String)
+    unknown = ~items.is_in(known.implode())
+    if unknown.any():
+        idx = int(unknown.arg_true()[0])
+        item = items[idx]
+        if layout == "wide":
+            raise InputError(
+                f"column for unknown item {item!r} (not in {items_file})",
+                file=file,
+                record="header",
+                field=item,
+            )
+        raise InputError(
+            f"response for unknown item {item!r} (not in {items_file})",
+            file=file,
+            record=f"row {idx + 1}",
+            field=field,
+        )
+
+
+def import_responses(
+    spec: BenchmarkSpec,
+    *,
+    known_items: Collection[str],
+    items_file: str,
+    params_file: str = "params.yaml",
+) -> pl.DataFrame:
+    """Read a benchmark's response matrix into the validated long response table."""
+    rs = spec.responses
+    if rs is None:
+        raise InputError(
+            "no `responses` configured for this benchmark",
+            file=params_file,
+            field=f"benchmarks.{spec.name}.responses",
+        )
+    path = require_file(
+        rs.path, params_file=params_file, key=f"benchmarks.{spec.name}.responses.path"
+    )
+    file = str(path)
+    fmt = detect_format(path, rs.format)
+    df = read_frame(path, fmt)
+    if df.height == 0:
+        raise InputError("file is empty: no records", file=file)
+    if rs.layout == "wide":
+        item_cols = pl.Series([c for c in df.columns if c != rs.model_column], dtype=pl.String)
+        _check_items(
+            item_cols, known_items, file=file, items_file=items_file, layout="wide", field=""
+        )
+        cells = _wide_to_long(df, rs, file=file)
+    else:
+        item_col = rs.columns.get("item", "item")
+        if item_col in df.columns:
+            _check_items(
+                df.get_column(item_col).cast(pl.String),
+                known_items,
+                file=file,
+                items_file=items_file,
+                layout="long",
+                field=item_col,
+            )
+        cells = _long_to_cells(df, rs, file=file)
+    protocol: dict[str, Any] = {k: rs.protocol.get(k) for k in PROTOCOL_FIELDS}
+    table = cells.with_columns(
+        pl.lit(spec.name).alias("benchmark"),
+        pl.lit(rs.source).alias("source"),
+        *[pl.lit(v).alias(k) for k, v in protocol.items()],
+    )
+    table = conform(table, "response").sort("model", "item")
+    validate_frame(table, "response", file=file)
+    return table

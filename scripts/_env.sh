@@ -1,0 +1,25 @@
+# Shared by scripts/run.sh and scripts/test.sh: create .venv with the project installed.
+# Needs only python3 (>= 3.11) and git. Re-running is quick: pip skips what is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+EXTRAS="${1:-}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "benchcurate needs Python >= 3.11 (found: $("$PYTHON" --version 2>&1)); set PYTHON=..." >&2
+  exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$PYTHON" -m venv .venv
+fi
+stamp=".venv/.installed${EXTRAS:+-$EXTRAS}"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "==> installing benchcurate${EXTRAS:+[$EXTRAS]} into .venv (first time takes a few minutes)"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  touch "$stamp"
+fi
+# shellcheck disable=SC1091
+source .venv/bin/activate
+# Nothing here talks to the network: no DVC analytics, no Hugging Face Hub.
+export DVC_NO_ANALYTICS=1 HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1

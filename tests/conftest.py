@@ -1,0 +1,76 @@
+"""Shared fixtures: a tiny project folder with one benchmark, built in a temp dir."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("DVC_NO_ANALYTICS", "1")
+
+REPO = Path(__file__).resolve().parent.parent
+
+TOY_ITEMS = [
+    {"id": f"q{i}", "prompt": f"What is {i} + {i}?", "target": str(2 * i), "level": i % 3}
+    for i in range(6)
+]
+# 3 models with a clear order, 2 trials per cell; q5 is all-solved
+TOY_LONG = [
+    ("weak", "q0", 2, 1),
+    ("weak", "q1", 2, 0),
+    ("weak", "q2", 2, 0),
+    ("weak", "q3", 2, 0),
+    ("weak", "q4", 2, 0),
+    ("weak", "q5", 2, 2),
+    ("mid", "q0", 2, 2),
+    ("mid", "q1", 2, 1),
+    ("mid", "q2", 2, 1),
+    ("mid", "q3", 2, 0),
+    ("mid", "q4", 2, 0),
+    ("mid", "q5", 2, 2),
+    ("strong", "q0", 2, 2),
+    ("strong", "q1", 2, 2),
+    ("strong", "q2", 2, 2),
+    ("strong", "q3", 2, 1),
+    ("strong", "q4", 2, 0),
+    ("strong", "q5", 2, 2),
+]
+
+TOY_PARAMS = """\
+benchmarks:
+  toy:
+    domain: math
+    license: MIT
+    source: tests
+    items:
+      path: raw/items.jsonl
+      fields: {item: id, question: prompt, answer: target}
+      answer_type: numeric
+    responses:
+      path: raw/responses.csv
+      layout: long
+      columns: {model: model, item: item, n_trials: n_trials, n_correct: n_correct}
+check:
+  list_limit: 5
+"""
+
+
+def write_toy_project(root: Path) -> Path:
+    """Write params.yaml and raw files of a 3-model x 6-item benchmark under ``root``."""
+    (root / "raw").mkdir(parents=True, exist_ok=True)
+    (root / "params.yaml").write_text(TOY_PARAMS)
+    (root / "raw" / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in TOY_ITEMS))
+    lines = ["model,item,n_trials,n_correct"] + [",".join(map(str, r)) for r in TOY_LONG]
+    (root / "raw" / "responses.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.fixture
+def toy_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A toy project folder, made the working directory."""
+    write_toy_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

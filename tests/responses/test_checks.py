@@ -1,0 +1,82 @@
+"""Matrix checks against brute force and hand-computed cases."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+
+from curation.responses import ResponseMatrix, check_matrix
+
+
+def _table(rates: np.ndarray, trials: int = 1) -> pl.DataFrame:
+    rows = []
+    for j, i in itertools.product(range(rates.shape[0]), range(rates.shape[1])):
+        if not np.isnan(rates[j, i]):
+            rows.append((f"m{j:02d}", f"i{i:03d}", trials, int(round(rates[j, i] * trials))))
+    return pl.DataFrame(rows, schema=["model", "item", "n_trials", "n_correct"], orient="row")
+
+
+def _brute(rates: np.ndarray):
+    acc = np.nanmean(rates, axis=1)
+    succ = np.nanmean(rates, axis=0)
+    rev = cmp = 0
+    for a, b in itertools.permutations(range(rates.shape[0]), 2):
+        if acc[a] < acc[b]:
+            both = ~np.isnan(rates[a]) & ~np.isnan(rates[b])
+            rev += np.sum(rates[a][both] > rates[b][both])
+            cmp += both.sum()
+    model_rate = rev / cmp
+    rev = cmp = 0
+    for e, h in itertools.permutations(range(rates.shape[1]), 2):
+        if succ[e] > succ[h]:
+            both = ~np.isnan(rates[:, e]) & ~np.isnan(rates[:, h])
+            rev += np.sum(rates[both, h] > rates[both, e])
+            cmp += both.sum()
+    return model_rate, rev / cmp
+
+
+@pytest.mark.parametrize(
+    "seed,trials,missing", [(0, 1, 0.0), (1, 1, 0.2), (2, 4, 0.1), (3, 3, 0.3)]
+)
+def test_reversal_rates_equal_brute_force(seed: int, trials: int, missing: float):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=9)
+    b = rng.normal(size=40)
+    p = 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    rates = rng.binomial(trials, p) / trials
+    rates[rng.random(rates.shape) < missing] = np.nan
+    report = check_matrix(_table(rates, trials), benchmark="t")
+    model_rate, item_rate = _brute(ResponseMatrix.from_responses(_table(rates, trials)).rates)
+    assert report.model_reversal_rate == pytest.approx(model_rate, abs=1e-12)
+    assert report.item_reversal_rate == pytest.approx(item_rate, abs=1e-12)
+
+
+def test_perfect_guttman_matrix_has_no_reversals():
+    # model j solves items 0..j-1: a perfect staircase
+    rates = np.array([[1.0 if i < j else 0.0 for i in range(6)] for j in range(1, 6)])
+    report = check_matrix(_table(rates), benchmark="g")
+    assert report.model_reversal_rate == 0 and report.item_reversal_rate == 0
+    assert report.all_solved == ["i000"] and report.none_solved == ["i005"]
+    assert report.item_informativeness == pytest.approx(4 / 6)
+    assert not report.offending_models and not report.offending_items
+
+
+def test_informativeness_and_offenders_are_named():
+    rates = np.array(
+        [
+            [1, 1, 1, 0, 0, 0],  # strong
+            [1, 1, 0, 0, 0, 0],
+            [0, 0, 0, 1, 1, 1],  # an odd model: solves exactly the hard ones
+            [0, 0, 0, 0, 0, 0],  # at 0%: uninformative
+        ],
+        dtype=float,
+    )
+    report = check_matrix(_table(rates), benchmark="odd", warn={"model_informativeness_below": 1.0})
+    assert report.model_informativeness == pytest.approx(0.75)
+    assert any("m03" in w for w in report.warnings)
+    assert report.offending_models[0] == "m02"
+    metrics = report.metrics()
+    assert metrics["n_models"] == 4 and metrics["n_items"] == 6

@@ -1,0 +1,81 @@
+"""The bad-input corpus: one clear message (file, record, field), exit 2, outputs untouched."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from curation.cli import main
+
+CORPUS = Path(__file__).parent / "corpus" / "bad"
+CASES = json.loads((CORPUS / "cases.json").read_text())["cases"]
+
+WIDE_PARAMS_PATCH = (
+    "      layout: long\n      columns: {model: model, item: item, "
+    "n_trials: n_trials, n_correct: n_correct}\n"
+)
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for d in ("data", "metrics", "reports")
+        if (root / d).exists()
+        for p in sorted((root / d).rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_bad_input_is_reported_once_and_nothing_is_lost(toy_project: Path, case, capsys):
+    assert main(["ingest"]) == 0
+    assert main(["responses", "import"]) == 0
+    assert main(["check"]) == 0
+    before = _snapshot(toy_project)
+    assert len(before) >= 4
+    capsys.readouterr()
+
+    if case.get("wide"):
+        params = toy_project / "params.yaml"
+        params.write_text(
+            params.read_text().replace(WIDE_PARAMS_PATCH, "      layout: wide\n      n_trials: 1\n")
+        )
+    shutil.copyfile(CORPUS / case["file"], toy_project / case["replaces"])
+
+    code = main(case["command"])
+    err = capsys.readouterr().err.strip()
+
+    assert code == 2
+    assert err.count("\n") == 0, f"expected one line, got: {err}"
+    assert err.startswith(f"error: {case['replaces']}")
+    assert case["says"] in err
+    if case["record"]:
+        assert f": {case['record']}:" in err
+    if case["field"]:
+        assert f"field '{case['field']}'" in err
+    assert "Traceback" not in err
+    assert _snapshot(toy_project) == before, "a failed stage changed earlier outputs"
+
+
+def test_benchmark_in_params_with_no_file(toy_project: Path, capsys):
+    (toy_project / "raw" / "items.jsonl").unlink()
+    assert main(["ingest"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "error: params.yaml: field 'benchmarks.toy.items.path': file raw/items.jsonl does not exist"
+    )
+    assert not (toy_project / "data").exists()
+
+
+def test_unknown_benchmark_name_is_a_clear_error(toy_project: Path, capsys):
+    assert main(["ingest", "--benchmark", "nope"]) == 2
+    assert "no benchmark 'nope'; configured: toy" in capsys.readouterr().err
+
+
+def test_missing_upstream_output_says_what_to_run(toy_project: Path, capsys):
+    assert main(["responses", "import"]) == 2
+    err = capsys.readouterr().err
+    assert "data/items/toy.parquet: missing; run `curate ingest --benchmark toy`" in err

@@ -1,0 +1,76 @@
+"""The real DVC pipeline: runs, does nothing the second time, reruns only what changed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, TOY_PARAMS, write_toy_project
+
+
+def _dvc(root: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DVC_NO_ANALYTICS": "1",
+    }
+    proc = subprocess.run(
+        ["dvc", *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture
+def dvc_project(tmp_path: Path) -> Path:
+    write_toy_project(tmp_path)
+    shutil.copytree(tmp_path / "raw", tmp_path / "raw2")
+    second = (
+        TOY_PARAMS.split("check:")[0]
+        .replace("  toy:", "  toy2:", 1)
+        .replace("raw/", "raw2/")
+        .split("benchmarks:\n", 1)[1]
+    )
+    (tmp_path / "params.yaml").write_text(TOY_PARAMS.replace("check:", second + "check:", 1))
+    shutil.copyfile(REPO / "dvc.yaml", tmp_path / "dvc.yaml")
+    for name in ("pipelines", "schemas", "curation"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    _dvc(tmp_path, "init", "-q")
+    _dvc(tmp_path, "config", "core.analytics", "false")
+    return tmp_path
+
+
+def _ran(output: str) -> set[str]:
+    return {line.split("'")[1] for line in output.splitlines() if line.startswith("Running stage")}
+
+
+def test_repro_twice_then_change_one_mapping(dvc_project: Path):
+    first = _dvc(dvc_project, "repro")
+    assert _ran(first) == {
+        f"{s}@{b}" for s in ("ingest", "responses", "check") for b in ("toy", "toy2")
+    }
+    assert (dvc_project / "metrics" / "check" / "toy2.json").is_file()
+
+    second = _dvc(dvc_project, "repro")
+    assert _ran(second) == set()
+    assert "Data and pipelines are up to date" in second
+
+    params = dvc_project / "params.yaml"
+    text = params.read_text()
+    head, tail = text.split("  toy2:", 1)
+    params.write_text(
+        head + "  toy2:" + tail.replace("answer_type: numeric", "answer_type: exact", 1)
+    )
+    third = _dvc(dvc_project, "repro")
+    # only toy2's chain reruns, and it stops where an output came out unchanged
+    assert "ingest@toy2" in _ran(third)
+    assert _ran(third) <= {"ingest@toy2", "responses@toy2", "check@toy2"}
+
+    metrics = _dvc(dvc_project, "metrics", "show")
+    assert "metrics/check/toy.json" in metrics and "item_reversal_rate" in metrics
