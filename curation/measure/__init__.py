@@ -1,0 +1,87 @@
+"""Measuring a benchmark's difficulty distribution (SPEC §2, §7).
+
+* :func:`ddm` — W1 distance of the items' z to a target (uniform, :class:`Beta`,
+  :class:`Histogram`, or another benchmark's :class:`Sample`), computed exactly.
+* :func:`gaps`, :func:`max_gap`, :func:`top_k_sum`, :func:`largest_gaps` — coverage gaps
+  as intervals, the ends of [0, 1] included.
+* :func:`summarize_draws`, :func:`summarize_posterior` — the same metrics over posterior
+  draws of z, with intervals.
+* :func:`certify`, :func:`certify_pairs` — rank certificates (Theorem 2.1).
+* :func:`blind_intervals` — where progress of width w is invisible (Theorem 2.3).
+* :func:`progress_test` — stratified randomisation test for "B is better than A";
+  :func:`power_curve` — the Theorem 2.3 power simulation.
+* :func:`measure_benchmark`, :func:`render_gaps_report`, :func:`render_gaps_html` — what
+  the ``gaps`` stage computes and writes.
+"""
+
+from curation.measure._blind import BlindInterval, blind_intervals
+from curation.measure._certify import Certificate, certify, certify_pairs, top_pair_certificates
+from curation.measure._ddm import ddm
+from curation.measure._gaps import Gap, gaps, largest_gaps, max_gap, top_k_sum
+from curation.measure._posterior import (
+    Interval,
+    PosteriorSummary,
+    summarize_draws,
+    summarize_posterior,
+)
+from curation.measure._power import contrast_widths, power_curve, power_table, touched_items
+from curation.measure._progress import ProgressResult, StratumEffect, progress_test
+from curation.measure._report import render_gaps_html, render_gaps_report
+from curation.measure._summary import (
+    BenchmarkMeasures,
+    Flags,
+    TargetDDM,
+    Thresholds,
+    measure_benchmark,
+)
+from curation.measure._targets import (
+    UNIFORM,
+    Beta,
+    Histogram,
+    Sample,
+    parse_target,
+    target_cdf,
+    target_key,
+    target_label,
+)
+
+__all__ = [
+    "UNIFORM",
+    "BenchmarkMeasures",
+    "Beta",
+    "BlindInterval",
+    "Certificate",
+    "Flags",
+    "Gap",
+    "Histogram",
+    "Interval",
+    "PosteriorSummary",
+    "ProgressResult",
+    "Sample",
+    "StratumEffect",
+    "TargetDDM",
+    "Thresholds",
+    "blind_intervals",
+    "certify",
+    "certify_pairs",
+    "contrast_widths",
+    "ddm",
+    "gaps",
+    "largest_gaps",
+    "max_gap",
+    "measure_benchmark",
+    "parse_target",
+    "power_curve",
+    "power_table",
+    "progress_test",
+    "render_gaps_html",
+    "render_gaps_report",
+    "summarize_draws",
+    "summarize_posterior",
+    "target_cdf",
+    "target_key",
+    "target_label",
+    "top_k_sum",
+    "top_pair_certificates",
+    "touched_items",
+]
