@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from curation.errors import CurationError
@@ -42,6 +43,51 @@ def _cmd_responses_import(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     return _run_per_benchmark(args, "check")
+
+
+def _cmd_annotate(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "annotate")
+
+
+def _cmd_gaps(args: argparse.Namespace) -> int:
+    params = load_params(args.params)
+    print(_stage("gaps")(params, params_file=args.params), flush=True)
+    return 0
+
+
+def _cmd_progress_test(args: argparse.Namespace) -> int:
+    from curation.stages.progress import run_progress_test
+
+    print(
+        run_progress_test(
+            benchmark=args.benchmark,
+            model_a=args.model_a,
+            model_b=args.model_b,
+            responses=args.responses,
+            n_bins=args.bins,
+            n_permutations=args.permutations,
+            seed=args.seed,
+            out=args.out,
+        )
+    )
+    return 0
+
+
+def _cmd_power(args: argparse.Namespace) -> int:
+    from curation.stages.progress import run_power
+
+    print(
+        run_power(
+            benchmark=args.benchmark,
+            widths=args.width,
+            repeats=args.repeats,
+            n_sims=args.sims,
+            alpha=args.alpha,
+            seed=args.seed,
+            plot=args.plot,
+        )
+    )
+    return 0
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
@@ -82,6 +128,52 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="response-matrix diagnostics: informativeness, reversals")
     _add_common(p)
     p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("annotate", help="fit IRT difficulties: data/difficulty/<b>.parquet")
+    _add_common(p)
+    p.set_defaults(func=_cmd_annotate)
+
+    p = sub.add_parser("gaps", help="DDM, coverage gaps, certificates, blind intervals, report")
+    _add_common(p, benchmarks=False)
+    p.set_defaults(func=_cmd_gaps)
+
+    p = sub.add_parser("progress-test", help="is checkpoint B better than A? (stratified test)")
+    p.add_argument("--benchmark", "-b", required=True, help="calibrated benchmark")
+    p.add_argument("--model-a", required=True, help="the old checkpoint (model name)")
+    p.add_argument("--model-b", required=True, help="the new checkpoint (model name)")
+    p.add_argument(
+        "--responses",
+        type=Path,
+        default=None,
+        help="long table (model, item, n_trials, n_correct) with both checkpoints; "
+        "default: the benchmark's imported responses",
+    )
+    p.add_argument("--bins", type=int, default=5, help="difficulty strata (default 5)")
+    p.add_argument("--permutations", type=int, default=9999, help="default 9999")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=None, help="also write the result as JSON")
+    p.set_defaults(func=_cmd_progress_test)
+
+    p = sub.add_parser("power", help="Theorem 2.3 power simulation on a benchmark's gaps")
+    p.add_argument("--benchmark", "-b", required=True, help="calibrated benchmark")
+    p.add_argument(
+        "--width",
+        type=float,
+        action="append",
+        help="progress width (repeatable; default: half and twice the Max Gap)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        nargs="+",
+        default=None,
+        help="re-evaluations per item (default: 1 4 16 64)",
+    )
+    p.add_argument("--sims", type=int, default=400, help="simulations per point (default 400)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", type=Path, default=None, help="PNG path (default plots/power/<b>.png)")
+    p.set_defaults(func=_cmd_power)
 
     p = sub.add_parser("summary", help="print the per-benchmark figures of the last run")
     _add_common(p, benchmarks=False)

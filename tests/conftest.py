@@ -55,6 +55,10 @@ benchmarks:
       columns: {model: model, item: item, n_trials: n_trials, n_correct: n_correct}
 check:
   list_limit: 5
+annotate:
+  laplace_draws: 50
+gaps:
+  targets: [uniform]
 """
 
 

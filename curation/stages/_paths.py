@@ -23,3 +23,33 @@ def check_report_path(benchmark: str) -> Path:
 
 def check_plot_path(benchmark: str) -> Path:
     return Path("plots/check") / f"{benchmark}.png"
+
+
+def difficulty_path(benchmark: str) -> Path:
+    return Path("data/difficulty") / f"{benchmark}.parquet"
+
+
+def draws_path(benchmark: str) -> Path:
+    return Path("data/difficulty") / f"{benchmark}.draws.npz"
+
+
+def calibration_path(benchmark: str) -> Path:
+    return Path("data/calibration") / f"{benchmark}.json"
+
+
+def irt_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/irt") / f"{benchmark}.json"
+
+
+def irt_plot_path(benchmark: str, kind: str) -> Path:
+    return Path("plots/irt") / f"{benchmark}-{kind}.png"
+
+
+GAPS_METRICS = Path("metrics/gaps.json")
+GAPS_REPORT_MD = Path("reports/gaps.md")
+GAPS_REPORT_HTML = Path("reports/gaps.html")
+GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
+
+
+def gaps_plot_path(benchmark: str, kind: str) -> Path:
+    return Path("plots/gaps") / f"{benchmark}-{kind}.png"

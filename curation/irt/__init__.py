@@ -1,0 +1,30 @@
+"""Item Response Theory for benchmark difficulty (SPEC §3.3–3.4).
+
+* :func:`fit` — 1PL/2PL by MAP (block Newton, Laplace intervals) or NUTS (posterior
+  draws, R̂/ESS/divergences); returns a :class:`FitResult` with a :class:`Calibration`.
+* :class:`Calibration` — abilities plus the fixed logit → z map (``to_z``), saved as
+  JSON; the only way any item gets a z.
+* :func:`calibrate_items` — online calibration of new items, abilities held fixed.
+* :func:`bic_compare`, :func:`loo_stability` — model choice and panel sensitivity.
+* :func:`simulate_responses` — data from known parameters for recovery tests.
+
+Identification: mean ability 0. Priors (weak, documented in ``Settings``):
+θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
+Importing this package never imports JAX; only ``method="nuts"`` does.
+"""
+
+from curation.irt._calibrate import calibrate_items
+from curation.irt._checks import bic_compare, loo_stability
+from curation.irt._fit import FitResult, fit
+from curation.irt._scale import Calibration
+from curation.irt._simulate import simulate_responses
+
+__all__ = [
+    "Calibration",
+    "FitResult",
+    "bic_compare",
+    "calibrate_items",
+    "fit",
+    "loo_stability",
+    "simulate_responses",
+]

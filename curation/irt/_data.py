@@ -1,0 +1,246 @@
+"""Validate a long responses frame and encode it as index arrays.
+
+Every estimator in this package works on the same encoded form, so validation happens
+once, here, and the messages name the offending rows. Two storage layouts share one
+small interface (``rows``/``cols`` broadcast, ``row_sum``/``col_sum`` reduce, ``cross``
+forms model × model products): a dense model × item matrix, where a missing cell is a
+cell with zero trials (fast BLAS for LLM panels, which are small and nearly complete),
+and a sparse cell list for large, thin matrices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+REQUIRED = ("model", "item", "n_trials", "n_correct")
+Layout = Literal["auto", "dense", "sparse"]
+_DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Aggregated responses: one entry per observed (model, item) cell, duplicates summed.
+
+    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance);
+    cells are sorted by (model, item).
+    """
+
+    models: tuple[str, ...]
+    items: tuple[str, ...]
+    mi: np.ndarray
+    ii: np.ndarray
+    k: np.ndarray
+    n: np.ndarray
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def item_stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per item: number of models answering, total correct, total trials."""
+        n_models = np.bincount(self.ii, minlength=self.n_items)
+        k = np.bincount(self.ii, weights=self.k, minlength=self.n_items)
+        n = np.bincount(self.ii, weights=self.n, minlength=self.n_items)
+        return n_models, k, n
+
+    def drop_model(self, j: int) -> Cells:
+        """The same cells without model ``j``; items left with no response are dropped."""
+        keep = self.mi != j
+        mi, ii = self.mi[keep], self.ii[keep]
+        mi = mi - (mi > j)
+        used = np.unique(ii)
+        remap = np.full(self.n_items, -1, dtype=np.int64)
+        remap[used] = np.arange(used.size)
+        return Cells(
+            models=self.models[:j] + self.models[j + 1 :],
+            items=tuple(self.items[i] for i in used),
+            mi=mi,
+            ii=remap[ii],
+            k=self.k[keep],
+            n=self.n[keep],
+        )
+
+
+def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
+    """Validate ``responses`` (columns model, item, n_trials, n_correct) and aggregate.
+
+    Raises ValueError naming the problem (missing columns, empty frame, nulls, counts out
+    of range with an example row) because a silent coercion here would bias every fit.
+    """
+    if not isinstance(responses, pl.DataFrame):
+        raise TypeError(f"{name} must be a polars DataFrame, got {type(responses).__name__}")
+    missing = [c for c in REQUIRED if c not in responses.columns]
+    if missing:
+        raise ValueError(
+            f"{name} is missing column(s) {missing}; need {list(REQUIRED)}, got {responses.columns}"
+        )
+    if responses.height == 0:
+        raise ValueError(f"{name} is empty (0 rows); need at least one (model, item) cell")
+    df = responses.select(REQUIRED)
+    nulls = {c: n for c, n in zip(REQUIRED, df.null_count().row(0), strict=True) if n}
+    if nulls:
+        raise ValueError(f"{name} has null values in {nulls} (of {df.height} rows)")
+    for col in ("n_trials", "n_correct"):
+        dtype = df.schema[col]
+        if not dtype.is_numeric():
+            raise ValueError(f"{name}.{col} must be integer counts, got dtype {dtype}")
+        if dtype.is_float():
+            v = df.get_column(col).to_numpy()
+            if not np.all(np.isfinite(v) & (v == np.round(v))):
+                raise ValueError(f"{name}.{col} must hold whole numbers, got non-integers")
+    df = df.with_columns(
+        pl.col("model").cast(pl.String),
+        pl.col("item").cast(pl.String),
+        pl.col("n_trials").cast(pl.Int64),
+        pl.col("n_correct").cast(pl.Int64),
+    )
+    bad = df.filter(
+        (pl.col("n_trials") < 1)
+        | (pl.col("n_correct") < 0)
+        | (pl.col("n_correct") > pl.col("n_trials"))
+    )
+    if bad.height:
+        row = bad.row(0, named=True)
+        raise ValueError(
+            f"{name}: {bad.height} of {df.height} rows violate n_trials >= 1 and "
+            f"0 <= n_correct <= n_trials, e.g. model={row['model']!r} item={row['item']!r} "
+            f"n_correct={row['n_correct']} n_trials={row['n_trials']}"
+        )
+    models = df.get_column("model").unique(maintain_order=True)
+    items = df.get_column("item").unique(maintain_order=True)
+    n_i = items.len()
+    codes = df.select(
+        pl.col("model").cast(pl.Enum(models)).to_physical().cast(pl.Int64),
+        pl.col("item").cast(pl.Enum(items)).to_physical().cast(pl.Int64),
+    )
+    lin = codes.get_column("model").to_numpy() * n_i + codes.get_column("item").to_numpy()
+    k = df.get_column("n_correct").to_numpy().astype(np.float64)
+    n = df.get_column("n_trials").to_numpy().astype(np.float64)
+    if lin.size > 1 and not np.all(lin[1:] > lin[:-1]):  # unsorted or duplicated cells
+        lin, inv = np.unique(lin, return_inverse=True)
+        k, n = np.bincount(inv, weights=k), np.bincount(inv, weights=n)
+    return Cells(
+        models=tuple(models.to_list()),
+        items=tuple(items.to_list()),
+        mi=lin // n_i,
+        ii=lin % n_i,
+        k=k,
+        n=n,
+    )
+
+
+def log_binom_const(k: np.ndarray, n: np.ndarray) -> float:
+    """Sum of log C(n, k) over cells: the part of the binomial log-likelihood with no parameters."""
+    inner = (k > 0) & (k < n)  # log C(n, 0) = log C(n, n) = 0
+    k, n = k[inner], n[inner]
+    return float(np.sum(gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
+
+
+class Dense:
+    """Model × item matrix storage; a missing cell has ``N == 0`` and contributes nothing."""
+
+    kind = "dense"
+
+    def __init__(self, cells: Cells) -> None:
+        self.shape = (cells.n_models, cells.n_items)
+        lin = cells.mi * cells.n_items + cells.ii
+        size = cells.n_models * cells.n_items
+        self.K = np.bincount(lin, weights=cells.k, minlength=size).reshape(self.shape)
+        self.N = np.bincount(lin, weights=cells.n, minlength=size).reshape(self.shape)
+
+    @staticmethod
+    def rows(v: np.ndarray) -> np.ndarray:
+        return v[:, None]
+
+    @staticmethod
+    def cols(v: np.ndarray) -> np.ndarray:
+        return v[None, :]
+
+    @staticmethod
+    def row_sum(x: np.ndarray) -> np.ndarray:
+        return x.sum(axis=1)
+
+    @staticmethod
+    def col_sum(x: np.ndarray) -> np.ndarray:
+        return x.sum(axis=0)
+
+    @staticmethod
+    def cross(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``sum_i x[:, i] y[:, i]^T`` (model × model)."""
+        return x @ y.T
+
+    @staticmethod
+    def left(q: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``q @ x`` for a small dense ``q`` (r × models): r × items."""
+        return q @ x
+
+    @staticmethod
+    def mv(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``x @ v`` for an item vector ``v``: one number per model."""
+        return x @ v
+
+    @staticmethod
+    def rmv(x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """``x.T @ u`` for a model vector ``u``: one number per item."""
+        return u @ x
+
+
+class Sparse:
+    """Cell-list storage (CSR order) for thin matrices; same interface as :class:`Dense`."""
+
+    kind = "sparse"
+
+    def __init__(self, cells: Cells) -> None:
+        self.shape = (cells.n_models, cells.n_items)
+        self.mi, self.ii = cells.mi, cells.ii
+        self.K, self.N = cells.k, cells.n
+        self._indptr = np.concatenate(
+            [[0], np.cumsum(np.bincount(self.mi, minlength=self.shape[0]))]
+        )
+
+    def _csr(self, x: np.ndarray) -> sp.csr_array:
+        return sp.csr_array((x, self.ii, self._indptr), shape=self.shape)
+
+    def rows(self, v: np.ndarray) -> np.ndarray:
+        return v[self.mi]
+
+    def cols(self, v: np.ndarray) -> np.ndarray:
+        return v[self.ii]
+
+    def row_sum(self, x: np.ndarray) -> np.ndarray:
+        return np.bincount(self.mi, weights=x, minlength=self.shape[0])
+
+    def col_sum(self, x: np.ndarray) -> np.ndarray:
+        return np.bincount(self.ii, weights=x, minlength=self.shape[1])
+
+    def cross(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (self._csr(x) @ self._csr(y).T).toarray()
+
+    def left(self, q: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return (self._csr(x).T @ q.T).T
+
+    def mv(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return self.row_sum(x * v[self.ii])
+
+    def rmv(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return self.col_sum(x * u[self.mi])
+
+
+def make_layout(cells: Cells, layout: Layout = "auto") -> Dense | Sparse:
+    """Dense unless the matrix is both large and mostly missing."""
+    if layout not in ("auto", "dense", "sparse"):
+        raise ValueError(f"layout must be 'auto', 'dense' or 'sparse', got {layout!r}")
+    if layout == "auto":
+        size = cells.n_models * cells.n_items
+        layout = "dense" if size <= max(_DENSE_MAX_CELLS, 2 * cells.k.size) else "sparse"
+    return Dense(cells) if layout == "dense" else Sparse(cells)
