@@ -55,6 +55,11 @@ def _cmd_gaps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_mirt(args: argparse.Namespace) -> int:
+    print(_stage("mirt")(load_params(args.params), params_file=args.params), flush=True)
+    return 0
+
+
 def _cmd_progress_test(args: argparse.Namespace) -> int:
     from curation.stages.progress import run_progress_test
 
@@ -136,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gaps", help="DDM, coverage gaps, certificates, blind intervals, report")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_gaps)
+
+    p = sub.add_parser("mirt", help="multidimensional IRT over all benchmarks: dimensions, flips")
+    _add_common(p, benchmarks=False)
+    p.set_defaults(func=_cmd_mirt)
 
     p = sub.add_parser("progress-test", help="is checkpoint B better than A? (stratified test)")
     p.add_argument("--benchmark", "-b", required=True, help="calibrated benchmark")

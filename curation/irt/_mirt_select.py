@@ -1,0 +1,155 @@
+"""Choosing the number of dimensions: held-out cells and BIC, d = 1..d_max.
+
+A seeded random share of the observed cells is held out; each d is fitted on the rest
+and scored by the mean binomial log likelihood of the held-out cells (higher is
+better). Each d is then refitted on all cells (warm-started) for its BIC. The held-out
+rule picks the smallest d whose held-out log likelihood is within ``se_rule`` paired
+standard errors of the best d (the one-standard-error rule: an extra dimension must
+earn its keep); BIC picks its minimum. Both are reported; ``select`` says which
+decides.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from curation.irt._mirt_fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
+
+SELECT_RULES: tuple[str, ...] = ("heldout", "bic")
+
+
+@dataclass(frozen=True)
+class DimensionRow:
+    """One candidate d."""
+
+    d: int
+    n_params: int
+    train_loglik: float
+    """Log likelihood of the training cells under the training fit."""
+    heldout_loglik: float
+    """Mean log likelihood per held-out cell under the training fit."""
+    heldout_gap: float
+    """Best d's mean held-out log likelihood minus this d's (>= 0)."""
+    heldout_gap_se: float
+    """Paired standard error of ``heldout_gap`` (0 for the best d)."""
+    loglik: float
+    """Log likelihood of all cells under the full-data fit."""
+    bic: float
+    converged: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The d-selection table, the chosen d and the full-data fit of every d."""
+
+    rows: tuple[DimensionRow, ...]
+    d_heldout: int
+    d_bic: int
+    chosen: int
+    select: str
+    se_rule: float
+    holdout: float
+    n_heldout: int
+    seed: int
+    fits: dict[int, MirtFit]
+
+    @property
+    def fit(self) -> MirtFit:
+        """The full-data fit of the chosen d (standardised, not yet rotated)."""
+        return self.fits[self.chosen]
+
+
+def holdout_mask(
+    data: MirtData, share: float, seed: int, *, min_train_per_item: int = 2
+) -> np.ndarray:
+    """Boolean (models x items): observed cells held out, a seeded ``share`` of them.
+
+    Cells are put back where an item or a model would keep fewer than
+    ``min_train_per_item`` training cells.
+    """
+    if not 0 < share < 1:
+        raise ValueError(f"holdout share must be in (0, 1), got {share}")
+    present = data.present
+    rng = np.random.default_rng(seed)
+    held = present & (rng.random(present.shape) < share)
+    for axis in (0, 1):
+        train = (present & ~held).sum(axis=axis)
+        short = train < min_train_per_item
+        if short.any():
+            if axis == 0:
+                held[:, short] = False
+            else:
+                held[short, :] = False
+    if not held.any():
+        raise ValueError("held-out set is empty (too few cells for this holdout share)")
+    return held
+
+
+def select_dimension(
+    data: MirtData,
+    *,
+    d_max: int = 4,
+    holdout: float = 0.1,
+    seed: int = 0,
+    priors: Priors | None = None,
+    select: str = "heldout",
+    se_rule: float = 1.0,
+) -> Selection:
+    """Fit d = 1..d_max, score held-out cells and BIC, and choose d."""
+    if d_max < 1:
+        raise ValueError(f"d_max must be >= 1, got {d_max}")
+    if select not in SELECT_RULES:
+        raise ValueError(f"select {select!r} is not one of {SELECT_RULES}")
+    if se_rule < 0:
+        raise ValueError(f"se_rule must be >= 0, got {se_rule}")
+    held = holdout_mask(data, holdout, seed)
+    train = data.masked(data.present & ~held)
+    test = data.masked(held)
+    per_cell: dict[int, np.ndarray] = {}
+    fits: dict[int, MirtFit] = {}
+    partial = []
+    for d in range(1, d_max + 1):
+        t0 = time.perf_counter()
+        tfit = fit_mirt(train, d, priors=priors)
+        per_cell[d] = cell_loglik(tfit.theta, tfit.loadings, tfit.difficulty, test)[held]
+        full = fit_mirt(data, d, priors=priors, start=tfit)
+        fits[d] = full
+        partial.append((d, tfit, full, time.perf_counter() - t0))
+    means = {d: float(v.mean()) for d, v in per_cell.items()}
+    best = max(means, key=means.get)
+    rows = []
+    for d, tfit, full, seconds in partial:
+        diff = per_cell[best] - per_cell[d]
+        se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if d != best and diff.size > 1 else 0.0
+        rows.append(
+            DimensionRow(
+                d=d,
+                n_params=full.n_params,
+                train_loglik=tfit.loglik,
+                heldout_loglik=means[d],
+                heldout_gap=float(diff.mean()),
+                heldout_gap_se=se,
+                loglik=full.loglik,
+                bic=full.bic(),
+                converged=tfit.converged and full.converged,
+                seconds=seconds,
+            )
+        )
+    d_heldout = min(r.d for r in rows if r.heldout_gap <= se_rule * r.heldout_gap_se)
+    d_bic = min(rows, key=lambda r: r.bic).d
+    return Selection(
+        rows=tuple(rows),
+        d_heldout=d_heldout,
+        d_bic=d_bic,
+        chosen=d_heldout if select == "heldout" else d_bic,
+        select=select,
+        se_rule=float(se_rule),
+        holdout=float(holdout),
+        n_heldout=int(held.sum()),
+        seed=int(seed),
+        fits=fits,
+    )

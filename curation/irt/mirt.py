@@ -1,0 +1,101 @@
+"""Multidimensional IRT across benchmarks (SPEC §3.3, last point).
+
+A compensatory multidimensional 2PL, P(correct) = σ(a_i·θ_j − b_i) with θ_j ∈ R^d,
+fitted jointly to the items of several benchmarks answered by one panel of models
+(missing cells allowed, binomial over trials), by MAP with weak Gaussian priors and
+analytic gradients. d is chosen by the likelihood of randomly held-out cells (and BIC
+is reported); the loadings are rotated for readability (varimax by default, oblimin
+optionally) after the fit. The dimensions are statistical, not named skills.
+
+Typical use::
+
+    data = pool_responses({"gsm8k": df1, "crux": df2}, common_models=True)
+    sel = select_dimension(data, d_max=4, holdout=0.1, seed=0)
+    report = build_report(data, sel, rotation="varimax")
+    print(render_mirt_markdown(report))
+
+Lower level: :func:`fit_mirt` fits one d; :func:`rotate_fit` rotates a fit;
+:func:`flip_attribution` explains why two models swap places between two benchmarks.
+"""
+
+from curation.irt._mirt_fit import (
+    MirtData,
+    MirtFit,
+    Priors,
+    SimulatedMirt,
+    cell_loglik,
+    fit_loglik,
+    fit_mirt,
+    pool_responses,
+    simulate_mirt,
+    standardise,
+)
+from curation.irt._mirt_report import (
+    BenchmarkProfile,
+    Flip,
+    FlipItem,
+    MirtReport,
+    Similarity,
+    benchmark_profiles,
+    benchmark_similarity,
+    build_report,
+    expected_scores,
+    find_flips,
+    flip_attribution,
+    item_contributions,
+    loadings_frame,
+    render_mirt_markdown,
+)
+from curation.irt._mirt_rotate import (
+    ROTATIONS,
+    congruence,
+    oblimin,
+    procrustes,
+    rotate_fit,
+    varimax,
+)
+from curation.irt._mirt_select import (
+    SELECT_RULES,
+    DimensionRow,
+    Selection,
+    holdout_mask,
+    select_dimension,
+)
+
+__all__ = [
+    "ROTATIONS",
+    "SELECT_RULES",
+    "BenchmarkProfile",
+    "DimensionRow",
+    "Flip",
+    "FlipItem",
+    "MirtData",
+    "MirtFit",
+    "MirtReport",
+    "Priors",
+    "Selection",
+    "Similarity",
+    "SimulatedMirt",
+    "benchmark_profiles",
+    "benchmark_similarity",
+    "build_report",
+    "cell_loglik",
+    "congruence",
+    "expected_scores",
+    "find_flips",
+    "fit_loglik",
+    "fit_mirt",
+    "flip_attribution",
+    "holdout_mask",
+    "item_contributions",
+    "loadings_frame",
+    "oblimin",
+    "pool_responses",
+    "procrustes",
+    "render_mirt_markdown",
+    "rotate_fit",
+    "select_dimension",
+    "simulate_mirt",
+    "standardise",
+    "varimax",
+]

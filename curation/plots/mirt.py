@@ -1,0 +1,174 @@
+"""Figures for the multidimensional IRT: loadings, models in ability space, choice of d."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from curation.irt._mirt_report import MirtReport
+from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+
+
+def _dims(d: int) -> list[str]:
+    return [f"dim {k + 1}" for k in range(d)]
+
+
+def plot_mirt_loadings(report: MirtReport, path: str | os.PathLike[str]) -> None:
+    """Left: benchmarks x dimensions, mean loading (annotated). Right: every item's
+    loadings, items grouped by benchmark and sorted by primary dimension."""
+    fit = report.analysis
+    profiles = report.profiles[report.analysis_d]
+    fig, (left, right) = new_figure(1, 2, width=10.0, height=4.2)
+    mean = np.array([p.mean_loading for p in profiles])
+    lim = float(np.nanmax(np.abs(fit.loadings))) or 1.0
+    mlim = float(np.nanmax(np.abs(mean))) or 1.0
+    im = left.imshow(mean, cmap="RdBu_r", vmin=-mlim, vmax=mlim, aspect="auto")
+    left.set_yticks(range(len(profiles)), labels=[p.benchmark for p in profiles])
+    left.set_xticks(range(fit.d), labels=_dims(fit.d))
+    left.grid(False)
+    for i in range(mean.shape[0]):
+        for k in range(mean.shape[1]):
+            dark = abs(mean[i, k]) > 0.6 * mlim
+            left.text(
+                k,
+                i,
+                f"{mean[i, k]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else NEUTRAL,
+            )
+    fig.colorbar(im, ax=left, shrink=0.8, label="mean loading")
+    chosen = (
+        "chosen"
+        if report.analysis_d == report.chosen
+        else f"exploratory, chosen d = {report.chosen}"
+    )
+    left.set_title(f"Benchmark mean loadings\n(d = {fit.d}, {chosen})")
+
+    order, bounds, names = [], [], []
+    primary = np.argmax(np.abs(fit.loadings), axis=1)
+    for b, name in enumerate(fit.benchmarks):
+        idx = np.flatnonzero(fit.item_benchmark == b)
+        if idx.size == 0:
+            continue
+        idx = idx[np.lexsort((-np.abs(fit.loadings[idx]).max(axis=1), primary[idx]))]
+        order.extend(idx.tolist())
+        bounds.append(len(order))
+        names.append(name)
+    mat = fit.loadings[order].T
+    im2 = right.imshow(
+        mat, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto", interpolation="nearest"
+    )
+    right.set_yticks(range(fit.d), labels=_dims(fit.d))
+    right.grid(False)
+    start = 0
+    ticks = []
+    for end in bounds:
+        ticks.append((start + end - 1) / 2)
+        if end < len(order):
+            right.axvline(end - 0.5, color=NEUTRAL, lw=0.8)
+        start = end
+    right.set_xticks(ticks, labels=names)
+    right.set_xlabel("items (by benchmark, then primary dimension)")
+    fig.colorbar(im2, ax=right, shrink=0.8, label="loading")
+    right.set_title(f"Item loadings ({report.rotation} rotation)")
+    save_png(fig, path)
+
+
+def plot_mirt_models(report: MirtReport, path: str | os.PathLike[str]) -> None:
+    """Models on the first two dimensions, labelled; arrows: benchmark mean loadings."""
+    fit = report.analysis
+    fig, ax = new_figure(width=8.0, height=6.4)
+    theta = fit.theta
+    if fit.d == 1:
+        order = np.argsort(theta[:, 0])
+        ax.scatter(theta[order, 0], np.arange(len(order)), s=14, color=PALETTE[0])
+        for y, j in enumerate(order):
+            ax.annotate(
+                fit.models[j],
+                (theta[j, 0], y),
+                xytext=(4, 0),
+                textcoords="offset points",
+                fontsize=6,
+                va="center",
+            )
+        ax.set_xlabel("ability (dim 1)")
+        ax.set_yticks([])
+        ax.set_title("Model abilities (d = 1)")
+        save_png(fig, path)
+        return
+    ax.axhline(0, color=NEUTRAL, lw=0.5)
+    ax.axvline(0, color=NEUTRAL, lw=0.5)
+    ax.scatter(theta[:, 0], theta[:, 1], s=14, color=PALETTE[0], zorder=3)
+    for j, m in enumerate(fit.models):
+        ax.annotate(
+            m, (theta[j, 0], theta[j, 1]), xytext=(3, 2), textcoords="offset points", fontsize=6
+        )
+    profiles = report.profiles[report.analysis_d]
+    span = float(np.max(np.abs(theta[:, :2]))) or 1.0
+    vecs = np.array([p.mean_loading[:2] for p in profiles])
+    scale = 0.8 * span / (float(np.max(np.linalg.norm(vecs, axis=1))) or 1.0)
+    for k, p in enumerate(profiles):
+        color = (
+            PALETTE[(k + 1) % len(PALETTE)]
+            if PALETTE[(k + 1) % len(PALETTE)] != HIGHLIGHT
+            else PALETTE[-1]
+        )
+        v = vecs[k] * scale
+        ax.annotate(
+            "",
+            xy=(v[0], v[1]),
+            xytext=(0, 0),
+            arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5},
+        )
+        ax.annotate(
+            p.benchmark,
+            (v[0], v[1]),
+            xytext=(4, 4),
+            textcoords="offset points",
+            color=color,
+            fontsize=9,
+            fontweight="bold",
+        )
+    ax.set_xlabel("ability, dim 1")
+    ax.set_ylabel("ability, dim 2")
+    ax.set_aspect("equal", adjustable="datalim")
+    extra = f" (of {fit.d})" if fit.d > 2 else ""
+    ax.set_title(
+        f"Models in dimensions 1–2{extra}, {report.rotation} rotation; arrows: benchmark mean "
+        "loadings"
+    )
+    save_png(fig, path)
+
+
+def plot_mirt_selection(report: MirtReport, path: str | os.PathLike[str]) -> None:
+    """Held-out log likelihood per cell (with paired SE of the gap to the best) and BIC by d."""
+    rows = report.selection.rows
+    d = np.array([r.d for r in rows])
+    ll = np.array([r.heldout_loglik for r in rows])
+    se = np.array([r.heldout_gap_se for r in rows])
+    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.4)
+    left.errorbar(d, ll, yerr=se, marker="o", color=PALETTE[0], capsize=3)
+    left.scatter(
+        [report.chosen],
+        [ll[d == report.chosen][0]],
+        s=90,
+        facecolors="none",
+        edgecolors=HIGHLIGHT,
+        zorder=4,
+        label=f"chosen d = {report.chosen}",
+    )
+    left.set_xticks(d)
+    left.set_xlabel("d")
+    left.set_ylabel("held-out log likelihood per cell")
+    left.set_title("Held-out cells (bars: paired SE of gap to best)")
+    left.legend()
+    bic = np.array([r.bic for r in rows])
+    right.plot(d, bic, marker="o", color=PALETTE[3])
+    right.set_xticks(d)
+    right.set_xlabel("d")
+    right.set_ylabel("BIC")
+    right.set_title(f"BIC (minimum at d = {report.selection.d_bic})")
+    save_png(fig, path)
