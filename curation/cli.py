@@ -55,6 +55,20 @@ def _cmd_gaps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_subsets(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "subsets")
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "build")
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from curation.publish._cli import run_publish_command
+
+    return int(run_publish_command(args) or 0)
+
+
 def _cmd_mirt(args: argparse.Namespace) -> int:
     print(_stage("mirt")(load_params(args.params), params_file=args.params), flush=True)
     return 0
@@ -145,6 +159,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mirt", help="multidimensional IRT over all benchmarks: dimensions, flips")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_mirt)
+
+    p = sub.add_parser("subsets", help="calibrated subsets by quantile matching: data/subsets/<b>/")
+    _add_common(p)
+    p.set_defaults(func=_cmd_subsets)
+
+    p = sub.add_parser("build", help="versioned HF dataset with card: dist/<b>/<version>/")
+    _add_common(p)
+    p.set_defaults(func=_cmd_build)
+
+    from curation.publish._cli import add_publish_arguments
+
+    p = sub.add_parser("publish", help="upload a built version to the Hub (one commit + tag)")
+    add_publish_arguments(p)
+    p.set_defaults(func=_cmd_publish)
 
     p = sub.add_parser("progress-test", help="is checkpoint B better than A? (stratified test)")
     p.add_argument("--benchmark", "-b", required=True, help="calibrated benchmark")

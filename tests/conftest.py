@@ -59,6 +59,20 @@ annotate:
   laplace_draws: 50
 gaps:
   targets: [uniform]
+subsets:
+  sizes: [3]
+  targets: [uniform]
+  reference: {kind: none}
+build:
+  version: auto
+  initial_version: 1.0.0
+  dist: dist
+  accepted: data/review/accepted/{benchmark}.parquet
+  decisions: data/review/decisions.jsonl
+mirt:
+  d_max: 2
+  holdout: 0.2
+  min_models_per_item: 2
 """
 
 

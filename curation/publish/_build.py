@@ -1,0 +1,536 @@
+"""Build one benchmark's versioned dataset under ``dist/<benchmark>/<version>/``.
+
+Layout (what the Hub's ``configs: data_files`` expects, plus local extras)::
+
+    README.md                      card with YAML metadata       (uploaded)
+    CHANGELOG.md                   one section per version        (uploaded)
+    figures/*.png                  card figures                   (uploaded)
+    data/<config>/test-*.parquet   parquet shards per config      (uploaded)
+    disk/<config>/                 DatasetDict.save_to_disk copy  (local)
+    manifest.json                  digests, version, upload list  (local)
+
+The folder is assembled beside its final place and renamed into it, so a failed build
+leaves the previous one untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import datasets
+import numpy as np
+import polars as pl
+
+from curation.errors import ConfigError
+from curation.plots.publish import plot_ddm_gaps, plot_difficulty_ecdf, plot_difficulty_histogram
+from curation.publish._card import (
+    DEFAULT_TASKS,
+    FIGURES,
+    CardContext,
+    ConfigInfo,
+    card_digest,
+    finalize_card,
+    render_card,
+)
+from curation.publish._checks import record_problems
+from curation.publish._features import hf_features
+from curation.publish._layout import MANIFEST, SPLIT, upload_files
+from curation.publish._records import (
+    PUBLISHED,
+    accepted_records,
+    calibration_id,
+    difficulty_sources,
+    original_records,
+    subset_records,
+)
+from curation.publish._version import (
+    Bump,
+    Diff,
+    SemVer,
+    changelog_section,
+    diff_records,
+    existing_versions,
+    frame_records,
+    read_built_records,
+)
+from curation.schemas import validate_frame
+from curation.subsets import Coverage
+
+
+@dataclass(frozen=True)
+class SubsetInput:
+    """A calibrated subset to publish as config ``calibrated-<name>``."""
+
+    name: str
+    target: str
+    items: list[str]
+    metrics: Mapping[str, Any] = field(default_factory=dict)
+    """From metrics/subsets: ddm_target, full_ddm_target, tau (dict), full_tau, ..."""
+
+
+@dataclass(frozen=True)
+class CardOptions:
+    pretty_name: str | None = None
+    language: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    task_categories: tuple[str, ...] | None = None
+    repo_id: str | None = None
+    """Hub repository named in the card's loading example (placeholder ORG/NAME if unset)."""
+
+
+@dataclass
+class BuildInputs:
+    """Everything one benchmark's build reads."""
+
+    benchmark: str
+    domain: str
+    license: str
+    source: str
+    items: pl.DataFrame
+    difficulty: pl.DataFrame
+    calibration_file: Path
+    responses: pl.DataFrame
+    accepted: pl.DataFrame | None = None
+    accepted_file: str | None = None
+    decisions_file: str | None = None
+    subsets: list[SubsetInput] = field(default_factory=list)
+    reference: str | None = None
+    card: CardOptions = field(default_factory=CardOptions)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    benchmark: str
+    version: str
+    previous: str | None
+    bump: Bump | None
+    dataset_dir: Path
+    configs: dict[str, dict[str, Any]]
+    diff: Diff
+    review: dict[str, Any]
+    problems: list[str]
+    warnings: list[str]
+
+    @property
+    def publishable(self) -> bool:
+        return not self.problems
+
+    def metrics(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "version": self.version,
+            "previous": self.previous,
+            "bump": self.bump,
+            "dataset_dir": self.dataset_dir.as_posix(),
+            "configs": self.configs,
+            "changes": self.diff.to_dict(),
+            "review": self.review,
+            "n_problems": len(self.problems),
+            "publishable": self.publishable,
+            "warnings": list(self.warnings),
+        }
+
+    def summary(self) -> str:
+        sizes = ", ".join(f"{k} {v['n']}" for k, v in self.configs.items())
+        if self.previous is None:
+            how = "first build"
+        elif self.bump:
+            how = f"{self.bump} bump from {self.previous}"
+        else:
+            how = f"same content as {self.previous}"
+        text = f"{self.benchmark} {self.version} ({how}): {sizes} -> {self.dataset_dir}"
+        if self.problems:
+            text += f"\n  not publishable: {len(self.problems)} record(s), e.g. {self.problems[0]}"
+        for w in self.warnings:
+            text += f"\n  warning: {w}"
+        return text
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _z(df: pl.DataFrame) -> np.ndarray:
+    return df.get_column("z").drop_nulls().to_numpy().astype(np.float64)
+
+
+def _coverage(df: pl.DataFrame) -> dict[str, Any]:
+    z = _z(df)
+    if z.size == 0:
+        return {"n": 0}
+    return Coverage.of(z, "uniform").to_dict()
+
+
+@contextlib.contextmanager
+def _quiet_datasets() -> Iterator[None]:
+    was_enabled = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            datasets.enable_progress_bars()
+
+
+def _provenance(inputs: BuildInputs, frames: Mapping[str, pl.DataFrame]) -> dict[str, Any]:
+    filled = frames["filled"]
+    item_sources = Counter(
+        f"{origin}: {src}" for src, origin in filled.select("source", "origin").iter_rows()
+    )
+    resp = inputs.responses
+    protocols: list[dict[str, Any]] = []
+    proto_cols = [
+        c for c in ("source", "prompt_template", "temperature", "max_tokens") if c in resp.columns
+    ]
+    if proto_cols and not resp.is_empty():
+        protocols = [
+            {k: v for k, v in row.items() if v is not None}
+            for row in resp.select(proto_cols).unique().sort(proto_cols, nulls_last=True).to_dicts()
+        ]
+    return {
+        "item_sources": dict(sorted(item_sources.items())),
+        "responses": {
+            "n_models": resp.get_column("model").n_unique() if not resp.is_empty() else 0,
+            "n_cells": resp.height,
+            "sources": dict(sorted(Counter(resp.get_column("source").to_list()).items()))
+            if "source" in resp.columns
+            else {},
+            "protocols": protocols,
+            "models": sorted(resp.get_column("model").unique().to_list())
+            if not resp.is_empty()
+            else [],
+        },
+    }
+
+
+def _calibration_summary(path: Path) -> dict[str, Any]:
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        "model": obj.get("model", "?"),
+        "n_panel": len(obj.get("panel") or obj.get("abilities") or []),
+        "scale": (obj.get("scale") or {}).get("method", "?"),
+    }
+
+
+def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[str, Any], str]:
+    """The published tables per config (validated), the review summary and calibration id."""
+    cal = calibration_id(inputs.benchmark, inputs.calibration_file)
+    original = original_records(
+        inputs.items,
+        inputs.difficulty,
+        calibration=cal,
+        sources=difficulty_sources(inputs.responses),
+    )
+    added, review = accepted_records(
+        inputs.accepted,
+        benchmark=inputs.benchmark,
+        known_items=set(inputs.items.get_column("item").to_list()),
+        calibration=cal,
+        file=inputs.accepted_file,
+        decisions_file=inputs.decisions_file,
+    )
+    frames: dict[str, pl.DataFrame] = {
+        "original": original,
+        "filled": pl.concat([original, added], how="vertical"),
+    }
+    for sub in inputs.subsets:
+        frames[f"calibrated-{sub.name}"] = subset_records(original, sub.items, name=sub.name)
+    for config, df in frames.items():
+        validate_frame(df, PUBLISHED, file=f"{inputs.benchmark} config {config}")
+    return frames, review.to_dict(), cal
+
+
+def _card_context(
+    inputs: BuildInputs,
+    frames: Mapping[str, pl.DataFrame],
+    review: dict[str, Any],
+    cal: str,
+    problems: list[str],
+) -> CardContext:
+    descriptions = {
+        "original": "the source benchmark's items",
+        "filled": "original + human-accepted BenchFill items",
+    }
+    configs = []
+    for name, df in frames.items():
+        cov = _coverage(df)
+        desc = descriptions.get(name)
+        if desc is None:
+            sub = next(s for s in inputs.subsets if f"calibrated-{s.name}" == name)
+            desc = f"{df.height} items quantile-matched to {sub.target}"
+        configs.append(
+            ConfigInfo(
+                name=name,
+                n=df.height,
+                n_measured=cov["n"],
+                description=desc,
+                ddm_uniform=cov.get("ddm_uniform"),
+                max_gap=cov.get("max_gap"),
+                top_5_sum=cov.get("top_5_sum"),
+            )
+        )
+    added = frames["filled"].filter(pl.col("origin") != "original")
+    reviewers: dict[str, Any] = {}
+    if inputs.accepted is not None and "reviewer" in inputs.accepted.columns:
+        reviewers = dict(inputs.accepted.select("item", "reviewer").iter_rows())
+    additions = [
+        {
+            "item": r["item"],
+            "origin": r["origin"],
+            "z": r["z"],
+            "calibration": r["calibration"],
+            "reviewer": reviewers.get(r["item"]),
+            "lineage": r["lineage"],
+        }
+        for r in added.iter_rows(named=True)
+    ]
+    subsets = []
+    for sub in inputs.subsets:
+        m = sub.metrics
+        tau = m.get("tau")
+        subsets.append(
+            {
+                "config": f"calibrated-{sub.name}",
+                "target": sub.target,
+                "m": len(sub.items),
+                "ddm_target": m.get("ddm_target"),
+                "full_ddm_target": m.get("full_ddm_target"),
+                "tau": tau.get("tau") if isinstance(tau, dict) else tau,
+                "full_tau": m.get("full_tau"),
+                "reference": inputs.reference,
+            }
+        )
+    opts = inputs.card
+    return CardContext(
+        benchmark=inputs.benchmark,
+        pretty_name=opts.pretty_name or f"{inputs.benchmark} (benchcurate)",
+        domain=inputs.domain,
+        license=inputs.license,
+        source=inputs.source,
+        configs=configs,
+        calibration_id=cal,
+        calibration=_calibration_summary(inputs.calibration_file),
+        provenance=_provenance(inputs, frames),
+        coverage_before=_coverage(frames["original"]),
+        coverage_after=_coverage(frames["filled"]),
+        additions=additions,
+        review=review,
+        subsets=subsets,
+        problems=problems,
+        task_categories=list(
+            opts.task_categories or DEFAULT_TASKS.get(inputs.domain, ["question-answering"])
+        ),
+        language=list(opts.language),
+        tags=list(opts.tags),
+        repo_id=opts.repo_id,
+        bounds={
+            str(kind): int(n)
+            for kind, n in frames["original"]
+            .get_column("bound")
+            .drop_nulls()
+            .value_counts()
+            .iter_rows()
+        },
+    )
+
+
+def _resolve_version(
+    requested: str,
+    *,
+    initial: str,
+    root: Path,
+    new_records: Mapping[str, Any],
+    digest: str,
+) -> tuple[SemVer, SemVer | None, Diff, Bump | None, list[str]]:
+    """(version, base to diff against, diff, bump taken, warnings)."""
+    versions = existing_versions(root)
+    warnings: list[str] = []
+
+    def diff_with(base: SemVer | None) -> tuple[Diff, bool]:
+        if base is None:
+            return diff_records({}, new_records), True
+        base_dir = root / str(base)
+        old_digest = None
+        with contextlib.suppress(OSError, ValueError):
+            old_digest = json.loads((base_dir / MANIFEST).read_text())["card_digest"]
+        return diff_records(read_built_records(base_dir), new_records), old_digest != digest
+
+    if requested != "auto":
+        try:
+            version = SemVer.parse(requested)
+        except ValueError as exc:
+            raise ConfigError(f"build.version: {exc} (or 'auto')") from None
+        lower = [v for v in versions if v < version]
+        base = lower[-1] if lower else None
+        diff, card_changed = diff_with(base)
+        need = diff.required_bump(card_changed=card_changed) if base else None
+        if base is not None and need is not None and version < base.bump(need):
+            warnings.append(
+                f"version {version} under-bumps {base}: the changes since {base} call for "
+                f"a {need} bump (≥ {base.bump(need)})"
+            )
+        if version in versions:
+            warnings.append(f"version {version} existed and was rebuilt in place")
+        return version, base, diff, need, warnings
+    if not versions:
+        try:
+            first = SemVer.parse(initial)
+        except ValueError as exc:
+            raise ConfigError(f"build.initial_version: {exc}") from None
+        diff, _ = diff_with(None)
+        return first, None, diff, None, warnings
+    latest = versions[-1]
+    diff, card_changed = diff_with(latest)
+    bump = diff.required_bump(card_changed=card_changed)
+    if bump is not None:
+        return latest.bump(bump), latest, diff, bump, warnings
+    # Nothing changed: rebuild the latest version in place, diffed against its predecessor.
+    lower = versions[:-1]
+    base = lower[-1] if lower else None
+    diff, card_changed = diff_with(base)
+    need = diff.required_bump(card_changed=card_changed) if base else None
+    return latest, base, diff, need, warnings
+
+
+def _write_shards(ds: datasets.Dataset, folder: Path, max_rows: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    n = max(1, -(-len(ds) // max_rows))
+    for i in range(n):
+        part = ds.select(range(i * max_rows, min(len(ds), (i + 1) * max_rows)))
+        part.to_parquet(str(folder / f"{SPLIT}-{i:05d}-of-{n:05d}.parquet"))
+
+
+def _swap_into_place(tmp: Path, final: Path) -> None:
+    old = None
+    if final.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+        os.replace(final, old / final.name)
+    os.replace(tmp, final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_dataset(
+    inputs: BuildInputs,
+    *,
+    dist_root: str | Path = "dist",
+    version: str = "auto",
+    initial_version: str = "1.0.0",
+    max_shard_rows: int = 100_000,
+) -> BuildResult:
+    """Build ``dist/<benchmark>/<version>/`` from ``inputs`` (see the module doc)."""
+    if max_shard_rows < 1:
+        raise ConfigError(f"build.max_shard_rows must be ≥ 1, got {max_shard_rows}")
+    frames, review, cal = assemble_frames(inputs)
+    seen: set[tuple[str, str]] = set()
+    problems: list[str] = []
+    for config, df in frames.items():
+        for p in record_problems(df, config=config):
+            if (p.item, p.field) not in seen:
+                seen.add((p.item, p.field))
+                problems.append(str(p))
+    ctx = _card_context(inputs, frames, review, cal, problems)
+    card = render_card(ctx)
+    digest = card_digest(card)
+    root = Path(dist_root) / inputs.benchmark
+    new_records = {config: frame_records(df) for config, df in frames.items()}
+    ver, base, diff, bump, warnings = _resolve_version(
+        version, initial=initial_version, root=root, new_records=new_records, digest=digest
+    )
+    previous = str(base) if base is not None else None
+    notes = ["dataset card updated (no data change)"] if bump == "patch" else []
+    if problems:
+        notes.append(f"not publishable: {len(problems)} record(s) refused")
+    section = changelog_section(str(ver), previous, diff, notes=notes)
+    old_log = ""
+    if base is not None and (root / str(base) / "CHANGELOG.md").is_file():
+        old_log = (root / str(base) / "CHANGELOG.md").read_text(encoding="utf-8")
+        old_log = old_log.split("\n", 2)[2] if old_log.startswith("# Changelog") else old_log
+    changelog = (
+        f"# Changelog of {inputs.benchmark}\n\n{section}\n{old_log.lstrip()}".rstrip() + "\n"
+    )
+
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{ver}.tmp-", dir=root))
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes 0700; the build gets the usual mode
+    try:
+        features = hf_features(PUBLISHED)
+        configs: dict[str, dict[str, Any]] = {}
+        with _quiet_datasets():
+            for config, df in frames.items():
+                ds = datasets.Dataset.from_dict(df.to_dict(as_series=False), features=features)
+                _write_shards(ds, tmp / "data" / config, max_shard_rows)
+                datasets.DatasetDict({SPLIT: ds}).save_to_disk(str(tmp / "disk" / config))
+                cov = _coverage(df)
+                configs[config] = {
+                    "n": df.height,
+                    "n_measured": cov["n"],
+                    "ddm_uniform": cov.get("ddm_uniform"),
+                    "max_gap": cov.get("max_gap"),
+                    "top_5_sum": cov.get("top_5_sum"),
+                }
+        before, after = _z(frames["original"]), _z(frames["filled"])
+        series = {"original": before}
+        if frames["filled"].height != frames["original"].height:
+            series["filled"] = after
+        plot_difficulty_histogram(
+            series, tmp / FIGURES["histogram"], title=f"{inputs.benchmark}: difficulty histogram"
+        )
+        for sub in inputs.subsets[:3]:
+            series[f"calibrated-{sub.name}"] = _z(frames[f"calibrated-{sub.name}"])
+        plot_difficulty_ecdf(series, tmp / FIGURES["ecdf"], title=f"{inputs.benchmark}: ECDF")
+        plot_ddm_gaps(before, after, tmp / FIGURES["ddm_gaps"])
+        (tmp / "README.md").write_text(
+            finalize_card(card, version=str(ver), previous=previous), encoding="utf-8"
+        )
+        (tmp / "CHANGELOG.md").write_text(changelog, encoding="utf-8")
+        files = {
+            rel: {"sha256": _sha256(tmp / rel), "size": (tmp / rel).stat().st_size}
+            for rel in upload_files(tmp)
+        }
+        manifest = {
+            "benchmark": inputs.benchmark,
+            "version": str(ver),
+            "previous": previous,
+            "bump": bump,
+            "calibration": cal,
+            "card_digest": digest,
+            "configs": {k: v["n"] for k, v in configs.items()},
+            "split": SPLIT,
+            "files": files,
+            "publishable": not problems,
+            "problems": problems,
+        }
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _swap_into_place(tmp, root / str(ver))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return BuildResult(
+        benchmark=inputs.benchmark,
+        version=str(ver),
+        previous=previous,
+        bump=bump,
+        dataset_dir=root / str(ver),
+        configs=configs,
+        diff=diff,
+        review=review,
+        problems=problems,
+        warnings=warnings,
+    )

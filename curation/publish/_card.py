@@ -1,0 +1,310 @@
+"""The dataset card: README.md with the Hub's YAML metadata and the measurement story.
+
+The card is rendered with placeholder tokens for the version and previous version, so
+its digest (used by the patch-bump rule) changes only when its content does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from curation.publish._layout import SPLIT
+from curation.schemas import load_schema
+
+VERSION_TOKEN = "@@VERSION@@"
+PREVIOUS_TOKEN = "@@PREVIOUS@@"
+
+HUB_LICENSES = frozenset(
+    """
+    apache-2.0 mit openrail bigscience-openrail-m creativeml-openrail-m
+    bigscience-bloom-rail-1.0 bigcode-openrail-m afl-3.0 artistic-2.0 bsl-1.0 bsd
+    bsd-2-clause bsd-3-clause bsd-3-clause-clear c-uda cc cc0-1.0 cc-by-2.0 cc-by-2.5
+    cc-by-3.0 cc-by-4.0 cc-by-sa-3.0 cc-by-sa-4.0 cc-by-nc-2.0 cc-by-nc-3.0 cc-by-nc-4.0
+    cc-by-nd-4.0 cc-by-nc-nd-3.0 cc-by-nc-nd-4.0 cc-by-nc-sa-2.0 cc-by-nc-sa-3.0
+    cc-by-nc-sa-4.0 cdla-sharing-1.0 cdla-permissive-1.0 cdla-permissive-2.0 wtfpl ecl-2.0
+    epl-1.0 epl-2.0 eupl-1.1 agpl-3.0 gfdl gpl gpl-2.0 gpl-3.0 lgpl lgpl-2.1 lgpl-3.0 isc
+    lppl-1.3c ms-pl mpl-2.0 odc-by odbl openrail++ osl-3.0 postgresql ofl-1.1 ncsa unlicense
+    zlib pddl lgpl-lr deepfloyd-if-license llama2 llama3 gemma unknown other
+    """.split()
+)
+"""License ids the Hub knows; anything else is published as ``other`` with its name."""
+DEFAULT_TASKS = {"math": ["question-answering"], "code": ["text-generation"]}
+FIGURES = {
+    "histogram": "figures/difficulty_histogram.png",
+    "ecdf": "figures/difficulty_ecdf.png",
+    "ddm_gaps": "figures/ddm_gaps.png",
+}
+
+
+def hub_license(spdx: str) -> dict[str, str]:
+    """The card's license keys: a Hub license id, or ``other`` with the name."""
+    lid = spdx.strip().lower()
+    if lid in HUB_LICENSES:
+        return {"license": lid}
+    return {"license": "other", "license_name": spdx.strip()}
+
+
+def size_category(n: int) -> str:
+    """The Hub's size bucket of ``n`` records."""
+    ladder = (
+        "n<1K",
+        "1K<n<10K",
+        "10K<n<100K",
+        "100K<n<1M",
+        "1M<n<10M",
+        "10M<n<100M",
+        "100M<n<1B",
+        "1B<n<10B",
+        "10B<n<100B",
+        "100B<n<1T",
+    )
+    for power, label in enumerate(ladder, start=3):
+        if n < 10**power:
+            return label
+    return "n>1T"
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    name: str
+    n: int
+    n_measured: int
+    description: str
+    ddm_uniform: float | None
+    max_gap: float | None
+    top_5_sum: float | None
+
+
+@dataclass
+class CardContext:
+    """Everything the card shows (see :func:`render_card`)."""
+
+    benchmark: str
+    pretty_name: str
+    domain: str
+    license: str
+    source: str
+    configs: list[ConfigInfo]
+    calibration_id: str
+    calibration: dict[str, Any]
+    provenance: dict[str, Any]
+    coverage_before: dict[str, Any]
+    coverage_after: dict[str, Any]
+    additions: list[dict[str, Any]]
+    review: dict[str, Any]
+    subsets: list[dict[str, Any]]
+    problems: list[str]
+    task_categories: list[str]
+    language: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    repo_id: str | None = None
+    bounds: dict[str, int] = field(default_factory=dict)
+    """Original items whose z is only a bound: all-solved / none-solved counts."""
+
+
+def card_metadata(ctx: CardContext) -> dict[str, Any]:
+    """The YAML front matter the Hub reads."""
+    meta: dict[str, Any] = {**hub_license(ctx.license), "pretty_name": ctx.pretty_name}
+    if ctx.language:
+        meta["language"] = list(ctx.language)
+    meta["task_categories"] = list(ctx.task_categories)
+    meta["size_categories"] = [size_category(max((c.n for c in ctx.configs), default=0))]
+    meta["tags"] = list(dict.fromkeys(["benchcurate", "irt", "difficulty", ctx.domain, *ctx.tags]))
+    meta["configs"] = [
+        {
+            "config_name": c.name,
+            **({"default": True} if i == 0 else {}),
+            "data_files": [{"split": SPLIT, "path": f"data/{c.name}/*.parquet"}],
+        }
+        for i, c in enumerate(ctx.configs)
+    ]
+    return meta
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def _gaps(cov: dict[str, Any]) -> str:
+    gaps = cov.get("largest_gaps") or []
+    return ", ".join(f"[{lo:.3f}, {hi:.3f}]" for lo, hi in gaps) or "n/a"
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_card(ctx: CardContext) -> str:
+    """README.md text with version placeholders (see :data:`VERSION_TOKEN`)."""
+    front = yaml.safe_dump(card_metadata(ctx), sort_keys=False, allow_unicode=True).strip()
+    out: list[str] = ["---", front, "---", ""]
+    add = out.append
+    add(f"# {ctx.pretty_name}")
+    add("")
+    add(
+        f"`{ctx.benchmark}` ({ctx.domain}) with an IRT difficulty z ∈ [0, 1] for every item, "
+        "built by benchcurate. z, its 90% interval and the IRT "
+        "parameters come with the calibration they were measured on."
+    )
+    add("")
+    add(
+        f"- **Version:** {VERSION_TOKEN} (previous: {PREVIOUS_TOKEN}); see `CHANGELOG.md`. "
+        f"The Hub tag of this version is `{VERSION_TOKEN}`."
+    )
+    add(f"- **License:** {ctx.license} (of the source benchmark)")
+    add(
+        f"- **Calibration:** `{ctx.calibration_id}` "
+        f"({ctx.calibration.get('model', '?')}, {ctx.calibration.get('n_panel', '?')} models, "
+        f"scale {ctx.calibration.get('scale', '?')})"
+    )
+    add("")
+    if ctx.problems:
+        add("> **Not publishable as built.** `curate publish` refuses this build:")
+        for p in ctx.problems[:20]:
+            add(f"> - {p}")
+        if len(ctx.problems) > 20:
+            add(f"> - … and {len(ctx.problems) - 20} more")
+        add("")
+    add("## Configs")
+    add("")
+    add("| config | items | with z | DDM (uniform) | Max Gap | Top-5 Sum | what |")
+    add("|---|---:|---:|---:|---:|---:|---|")
+    for c in ctx.configs:
+        add(
+            f"| `{c.name}` | {c.n} | {c.n_measured} | {_f(c.ddm_uniform)} | {_f(c.max_gap)} | "
+            f"{_f(c.top_5_sum)} | {_md(c.description)} |"
+        )
+    add("")
+    add("```python")
+    add("from datasets import load_dataset")
+    repo = ctx.repo_id or "ORG/NAME"
+    add(
+        f'ds = load_dataset("{repo}", "{ctx.configs[0].name}", split="{SPLIT}", '
+        f'revision="{VERSION_TOKEN}")'
+    )
+    add("```")
+    add("")
+    add("## Difficulty")
+    add("")
+    add(
+        "DDM is the 1-Wasserstein distance between the items' z and Unif[0, 1]; a gap is an "
+        "empty interval of the difficulty axis (the ends count). Flags: DDM ≥ 0.10, "
+        "Max Gap ≥ 0.10, Top-5 Sum ≥ 0.30."
+    )
+    if ctx.bounds:
+        parts = ", ".join(f"{n} {kind}" for kind, n in sorted(ctx.bounds.items()))
+        add("")
+        add(
+            f"Bounded items ({parts}): every panel model, or none, solved them, so their z is "
+            "only a bound (`bound` field); the figures and metrics use the bound's value."
+        )
+    add("")
+    add(f"![Difficulty histogram]({FIGURES['histogram']})")
+    add("")
+    add(f"![ECDF against uniform]({FIGURES['ecdf']})")
+    add("")
+    add("### Before and after filling")
+    add("")
+    add(f"![DDM and gaps before and after filling]({FIGURES['ddm_gaps']})")
+    add("")
+    add("| | items with z | DDM (uniform) | Max Gap | Top-5 Sum | largest gaps |")
+    add("|---|---:|---:|---:|---:|---|")
+    for label, cov in (("original", ctx.coverage_before), ("filled", ctx.coverage_after)):
+        add(
+            f"| {label} | {cov.get('n', 0)} | {_f(cov.get('ddm_uniform'))} | "
+            f"{_f(cov.get('max_gap'))} | {_f(cov.get('top_5_sum'))} | {_gaps(cov)} |"
+        )
+    add("")
+    if ctx.subsets:
+        add("### Calibrated subsets")
+        add("")
+        add(
+            "Greedy quantile matching: for k = 1..m the item whose z is closest to the target "
+            "quantile µ⁻¹((k − ½)/m). Kendall τ compares the model ranking on the items with "
+            "the reference ranking."
+        )
+        add("")
+        add("| config | target | m | DDM to target | full benchmark's | τ | full τ | reference |")
+        add("|---|---|---:|---:|---:|---:|---:|---|")
+        for s in ctx.subsets:
+            add(
+                f"| `{s['config']}` | {_md(s['target'])} | {s['m']} | {_f(s.get('ddm_target'))} |"
+                f" {_f(s.get('full_ddm_target'))} | {_f(s.get('tau'), 2)} | "
+                f"{_f(s.get('full_tau'), 2)} | {_md(s.get('reference') or 'none')} |"
+            )
+        add("")
+    add("## Provenance")
+    add("")
+    add(f"- **Source benchmark:** {_md(ctx.source)}")
+    for src, n in ctx.provenance.get("item_sources", {}).items():
+        add(f"- items from `{_md(src)}`: {n}")
+    resp = ctx.provenance.get("responses", {})
+    add(
+        f"- **Responses:** {resp.get('n_models', 0)} models, {resp.get('n_cells', 0)} "
+        f"(model, item) cells; sources: "
+        + (", ".join(f"{k} {v}" for k, v in resp.get("sources", {}).items()) or "none")
+    )
+    for proto in resp.get("protocols", []):
+        add(f"  - protocol: {_md(json.dumps(proto, sort_keys=True))}")
+    if resp.get("models"):
+        add(f"  - models: {', '.join(resp['models'])}")
+    add("")
+    add("## Added items")
+    add("")
+    if not ctx.additions:
+        add(
+            "No BenchFill item has been accepted by a human reviewer yet, so `filled` equals "
+            "`original`."
+        )
+    else:
+        add(
+            "Every added item was generated to fill a gap and accepted by a human reviewer; its "
+            "z comes from online calibration on the same scale."
+        )
+        add("")
+        add("| item | origin | z | calibration | reviewer | lineage |")
+        add("|---|---|---:|---|---|---|")
+        for a in ctx.additions:
+            add(
+                f"| `{_md(a['item'])}` | {a['origin']} | {_f(a.get('z'))} | "
+                f"`{_md(a.get('calibration'))}` | {_md(a.get('reviewer') or 'n/a')} | "
+                f"`{_md(a.get('lineage'))}` |"
+            )
+    add("")
+    add("## Review")
+    add("")
+    review = ctx.review
+    if review.get("accepted_file"):
+        by_status = ", ".join(f"{k} {v}" for k, v in review.get("by_status", {}).items())
+        add(
+            f"- reviewed additions offered: {review.get('offered', 0)} ({by_status or 'none'}) "
+            f"from `{review['accepted_file']}`"
+        )
+        by_origin = ", ".join(f"{k} {v}" for k, v in review.get("accepted_by_origin", {}).items())
+        add(f"- accepted into `filled`: {by_origin or 'none'}")
+    else:
+        add("- no reviewed additions were offered to this build (no accepted-items file)")
+    if review.get("n_decisions") is not None:
+        add(f"- decision log `{review.get('decisions_file')}`: {review['n_decisions']} decision(s)")
+    add("")
+    add("## Fields")
+    add("")
+    add("| field | description |")
+    add("|---|---|")
+    for key, prop in load_schema("published_item")["properties"].items():
+        add(f"| `{key}` | {_md(prop.get('description', ''))} |")
+    add("")
+    return "\n".join(out)
+
+
+def finalize_card(text: str, *, version: str, previous: str | None) -> str:
+    return text.replace(VERSION_TOKEN, version).replace(PREVIOUS_TOKEN, previous or "none")
+
+
+def card_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,39 @@
+"""Arguments of ``curate publish``, shared by curation.cli and ``python -m curation.publish``."""
+
+from __future__ import annotations
+
+import argparse
+
+from curation.publish.hub import publish, resolve_dataset_dir
+
+
+def add_publish_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "dataset", metavar="DATASET", help="benchmark name (dist/DATASET/VERSION) or a built folder"
+    )
+    p.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="Hub dataset repository")
+    p.add_argument(
+        "--version", required=True, metavar="X.Y.Z", help="built version to publish (also the tag)"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="check and list what would be uploaded; no network"
+    )
+    p.add_argument("--dist", default="dist", help="folder holding the builds (default: dist)")
+    p.add_argument(
+        "--token-env",
+        default="HF_TOKEN",
+        help="environment variable holding the token (default: HF_TOKEN)",
+    )
+
+
+def run_publish_command(args: argparse.Namespace) -> int:
+    dataset_dir = resolve_dataset_dir(args.dataset, args.version, dist=args.dist)
+    result = publish(
+        dataset_dir,
+        repo_id=args.repo_id,
+        version=args.version,
+        dry_run=args.dry_run,
+        token_env=args.token_env,
+    )
+    print(result.summary(), flush=True)
+    return 0

@@ -1,0 +1,22 @@
+"""Layout of a built dataset folder, shared by the build and the publisher (no heavy imports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+SPLIT = "test"
+UPLOADED_TOP = ("README.md", "CHANGELOG.md")
+UPLOADED_DIRS = ("data", "figures")
+
+
+def upload_files(dataset_dir: str | Path) -> list[str]:
+    """Repository paths (posix, sorted) of the files a build publishes: the card, the
+    changelog, ``data/<config>/*.parquet`` and ``figures/*`` (not ``disk/`` or the manifest)."""
+    root = Path(dataset_dir)
+    out = [name for name in UPLOADED_TOP if (root / name).is_file()]
+    for folder in UPLOADED_DIRS:
+        base = root / folder
+        if base.is_dir():
+            out += [p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file()]
+    return sorted(out)

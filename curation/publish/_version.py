@@ -1,0 +1,201 @@
+"""Semantic versions of a built dataset and the diff a CHANGELOG section lists.
+
+Bump rules against the previous build: **major** when an item is removed from a config
+(or a config disappears), **minor** when items are added or changed, **patch** when only
+the card changed; no change keeps the version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+Bump = Literal["major", "minor", "patch"]
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
+@dataclass(frozen=True, order=True)
+class SemVer:
+    major: int
+    minor: int
+    patch: int
+
+    @classmethod
+    def parse(cls, text: str) -> SemVer:
+        match = _SEMVER.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not a semantic version X.Y.Z")
+        return cls(*(int(g) for g in match.groups()))
+
+    @classmethod
+    def is_valid(cls, text: str) -> bool:
+        return bool(_SEMVER.match(str(text)))
+
+    def bump(self, kind: Bump) -> SemVer:
+        if kind == "major":
+            return SemVer(self.major + 1, 0, 0)
+        if kind == "minor":
+            return SemVer(self.major, self.minor + 1, 0)
+        return SemVer(self.major, self.minor, self.patch + 1)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+def existing_versions(dataset_root: str | Path) -> list[SemVer]:
+    """Versions already built under ``dist/<benchmark>/`` (folders named X.Y.Z with a card)."""
+    root = Path(dataset_root)
+    if not root.is_dir():
+        return []
+    out = [
+        SemVer.parse(p.name)
+        for p in root.iterdir()
+        if p.is_dir() and SemVer.is_valid(p.name) and (p / "README.md").is_file()
+    ]
+    return sorted(out)
+
+
+Records = Mapping[str, Mapping[str, Mapping[str, Any]]]
+"""config -> item -> record."""
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Per config: items added, removed, and changed (with the fields that changed)."""
+
+    added: dict[str, list[str]] = field(default_factory=dict)
+    removed: dict[str, list[str]] = field(default_factory=dict)
+    changed: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    configs_added: list[str] = field(default_factory=list)
+    configs_removed: list[str] = field(default_factory=list)
+
+    @property
+    def n_added(self) -> int:
+        return sum(len(v) for v in self.added.values())
+
+    @property
+    def n_removed(self) -> int:
+        return sum(len(v) for v in self.removed.values())
+
+    @property
+    def n_changed(self) -> int:
+        return sum(len(v) for v in self.changed.values())
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.n_added
+            or self.n_removed
+            or self.n_changed
+            or self.configs_added
+            or self.configs_removed
+        )
+
+    def required_bump(self, *, card_changed: bool) -> Bump | None:
+        if self.n_removed or self.configs_removed:
+            return "major"
+        if self.n_added or self.n_changed or self.configs_added:
+            return "minor"
+        return "patch" if card_changed else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_added": self.n_added,
+            "n_removed": self.n_removed,
+            "n_changed": self.n_changed,
+            "configs_added": list(self.configs_added),
+            "configs_removed": list(self.configs_removed),
+        }
+
+
+def diff_records(old: Records, new: Records) -> Diff:
+    """What changed from ``old`` to ``new`` (both config -> item -> record)."""
+    d = Diff()
+    for config in sorted(set(old) | set(new)):
+        before, after = old.get(config, {}), new.get(config, {})
+        if config not in old:
+            d.configs_added.append(config)
+        if config not in new:
+            d.configs_removed.append(config)
+        added = sorted(set(after) - set(before))
+        removed = sorted(set(before) - set(after))
+        changed = {
+            item: sorted(
+                k
+                for k in set(after[item]) | set(before[item])
+                if after[item].get(k) != before[item].get(k)
+            )
+            for item in sorted(set(after) & set(before))
+        }
+        changed = {k: v for k, v in changed.items() if v}
+        if added:
+            d.added[config] = added
+        if removed:
+            d.removed[config] = removed
+        if changed:
+            d.changed[config] = changed
+    return d
+
+
+def frame_records(df: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    """item -> record of a published table."""
+    return {row["item"]: row for row in df.iter_rows(named=True)}
+
+
+def read_built_records(dataset_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """config -> item -> record of a built dataset (its data/<config>/*.parquet shards)."""
+    data = Path(dataset_dir) / "data"
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    if not data.is_dir():
+        return out
+    for folder in sorted(p for p in data.iterdir() if p.is_dir()):
+        shards = sorted(folder.glob("*.parquet"))
+        if shards:
+            out[folder.name] = frame_records(pl.concat([pl.read_parquet(s) for s in shards]))
+    return out
+
+
+def _items_line(items: list[str], limit: int = 50) -> str:
+    shown = ", ".join(f"`{i}`" for i in items[:limit])
+    return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def changelog_section(version: str, previous: str | None, diff: Diff, *, notes: list[str]) -> str:
+    """One CHANGELOG section: items added / removed / changed per config since ``previous``."""
+    lines = [f"## {version}", ""]
+    if previous is None:
+        lines += ["First build.", ""]
+        lines += [
+            f"- config `{c}`: {len(diff.added.get(c, []))} item(s)" for c in diff.configs_added
+        ]
+        lines.extend(f"- {note}" for note in notes)
+        return "\n".join(lines).rstrip() + "\n"
+    lines += [f"Changes since {previous}:", ""]
+    for config in diff.configs_added:
+        lines.append(f"- new config `{config}`")
+    for config in diff.configs_removed:
+        lines.append(f"- removed config `{config}`")
+    configs = sorted(set(diff.added) | set(diff.removed) | set(diff.changed))
+    for config in configs:
+        if config in diff.added:
+            n = len(diff.added[config])
+            lines.append(f"- `{config}`: {n} item(s) added: {_items_line(diff.added[config])}")
+        if config in diff.removed:
+            n = len(diff.removed[config])
+            lines.append(f"- `{config}`: {n} item(s) removed: {_items_line(diff.removed[config])}")
+        if config in diff.changed:
+            ch = diff.changed[config]
+            fields = sorted({f for fs in ch.values() for f in fs})
+            lines.append(
+                f"- `{config}`: {len(ch)} item(s) changed (fields: {', '.join(fields)}): "
+                f"{_items_line(sorted(ch))}"
+            )
+    if previous is not None and diff.empty:
+        lines.append("- no item added, removed or changed")
+    lines.extend(f"- {note}" for note in notes)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,43 @@
+"""Calibrated subsets by greedy quantile matching, and rank agreement (SPEC §6).
+
+* :func:`match_quantiles` — for k = 1..m pick the unused item whose z is closest to
+  q_k = µ⁻¹((k − ½)/m), ties to the lower id; :func:`target_ppf`, :func:`quantile_levels`.
+* :func:`model_scores`, :class:`ReferenceRanking`, :func:`rank_agreement` — Kendall τ
+  between the model ranking on a set of items and a reference ranking.
+* :func:`evaluate_subset` → :class:`SubsetReport` — DDM, gaps and τ of a subset next to
+  the full benchmark's.
+* :func:`subsets_config` — the ``subsets:`` section of params.yaml.
+"""
+
+from curation.subsets._config import (
+    ReferenceSpec,
+    SubsetsConfig,
+    TargetSpec,
+    subsets_config,
+)
+from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
+from curation.subsets._ranking import (
+    RankAgreement,
+    ReferenceRanking,
+    model_scores,
+    rank_agreement,
+)
+from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
+
+__all__ = [
+    "Coverage",
+    "RankAgreement",
+    "ReferenceRanking",
+    "ReferenceSpec",
+    "Subset",
+    "SubsetReport",
+    "SubsetsConfig",
+    "TargetSpec",
+    "evaluate_subset",
+    "match_quantiles",
+    "model_scores",
+    "quantile_levels",
+    "rank_agreement",
+    "subsets_config",
+    "target_ppf",
+]

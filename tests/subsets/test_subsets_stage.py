@@ -1,0 +1,195 @@
+"""Rank agreement, the ``subsets:`` params section, and the `subsets` stage end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from curation.errors import ConfigError, InputError
+from curation.measure import ddm
+from curation.params import load_params
+from curation.schemas import conform, validate_frame
+from curation.stages import subsets as stage
+from curation.subsets import (
+    ReferenceRanking,
+    model_scores,
+    rank_agreement,
+    subsets_config,
+)
+
+
+def _responses(benchmark: str, table: dict[str, list[int]], n_trials: int = 2) -> pl.DataFrame:
+    rows = [
+        {
+            "benchmark": benchmark,
+            "model": model,
+            "item": f"i{j}",
+            "n_trials": n_trials,
+            "n_correct": c,
+            "source": "imported",
+        }
+        for model, cells in table.items()
+        for j, c in enumerate(cells)
+    ]
+    return conform(pl.DataFrame(rows), "response")
+
+
+def test_model_scores_and_tau():
+    resp = _responses("b", {"w": [0, 0, 1], "m": [1, 0, 2], "s": [2, 2, 2]})
+    assert model_scores(resp) == pytest.approx({"w": 1 / 6, "m": 0.5, "s": 1.0})
+    assert model_scores(resp, ["i0"]) == pytest.approx({"w": 0.0, "m": 0.5, "s": 1.0})
+    ref = ReferenceRanking.from_order(["s", "m", "w"])
+    assert rank_agreement(model_scores(resp), ref).tau == pytest.approx(1.0)
+    assert rank_agreement(model_scores(resp), ReferenceRanking.from_order(["w", "m", "s"])).tau == (
+        pytest.approx(-1.0)
+    )
+    few = rank_agreement({"s": 1.0, "w": 0.0}, ref)
+    assert few.tau is None and "2 model(s) in common" in few.note
+
+
+def test_mean_rank_uses_shared_models_only():
+    ref = ReferenceRanking.mean_rank(
+        {"a": {"x": 0.9, "y": 0.5, "z": 0.1, "only-a": 1.0}, "b": {"x": 0.2, "y": 0.8, "z": 0.1}}
+    )
+    assert ref.ranks == {"x": 1.5, "y": 1.5, "z": 3.0}
+    assert ref.label == "mean rank over a, b"
+
+
+def test_config_names_overrides_and_errors():
+    params = {
+        "subsets": {
+            "sizes": [10, 20],
+            "targets": [
+                "uniform",
+                "beta(2, 5)",
+                {"kind": "benchmark", "benchmark": "Other.B"},
+                {"name": "bins", "kind": "histogram", "edges": [0, 0.5, 1], "weights": [1, 3]},
+            ],
+            "benchmarks": {"small": {"sizes": [5]}},
+        }
+    }
+    cfg = subsets_config(params, "big")
+    assert [n for n, _, _ in cfg.names()][:4] == [
+        "uniform-10",
+        "uniform-20",
+        "beta_2_5-10",
+        "beta_2_5-20",
+    ]
+    assert {t.name for t in cfg.targets} == {"uniform", "beta_2_5", "other_b", "bins"}
+    assert cfg.reference.kind == "domain"
+    assert subsets_config(params, "small").sizes == (5,)
+    with pytest.raises(ConfigError, match="sizes"):
+        subsets_config({"subsets": {"sizes": [0]}}, "b")
+    with pytest.raises(ConfigError, match=r"targets\[0\]"):
+        subsets_config({"subsets": {"targets": ["gaussian"]}}, "b")
+    with pytest.raises(ConfigError, match="names repeat"):
+        subsets_config({"subsets": {"targets": ["uniform", {"kind": "uniform"}]}}, "b")
+    with pytest.raises(ConfigError, match="reference.kind"):
+        subsets_config({"subsets": {"reference": {"kind": "oracle"}}}, "b")
+
+
+PARAMS = """\
+benchmarks:
+  skew:
+    domain: math
+    license: MIT
+    source: test
+    items: {path: raw/skew.jsonl}
+  ref:
+    domain: math
+    license: MIT
+    source: test
+    items: {path: raw/ref.jsonl}
+  lone:
+    domain: code
+    license: MIT
+    source: test
+    items: {path: raw/lone.jsonl}
+subsets:
+  sizes: [15, 500]
+  targets: [uniform, {kind: benchmark, benchmark: ref}]
+"""
+
+
+def _write(root: Path, benchmark: str, z: np.ndarray, abilities: dict[str, float]) -> None:
+    items = [f"{benchmark}-{i:03d}" for i in range(z.size)]
+    (root / "data/difficulty").mkdir(parents=True, exist_ok=True)
+    pl.DataFrame({"benchmark": benchmark, "item": items, "z": z}).write_parquet(
+        root / f"data/difficulty/{benchmark}.parquet"
+    )
+    rows = [
+        {
+            "benchmark": benchmark,
+            "model": m,
+            "item": it,
+            "n_trials": 4,
+            "n_correct": int(np.clip(round(4 * (theta - zi + 0.5)), 0, 4)),
+            "source": "imported",
+        }
+        for m, theta in abilities.items()
+        for it, zi in zip(items, z, strict=True)
+    ]
+    (root / "data/responses").mkdir(parents=True, exist_ok=True)
+    conform(pl.DataFrame(rows), "response").write_parquet(
+        root / f"data/responses/{benchmark}.parquet"
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "params.yaml").write_text(PARAMS)
+    rng = np.random.default_rng(1)
+    models = {f"m{k}": a for k, a in enumerate(np.linspace(0.1, 0.9, 6))}
+    _write(tmp_path, "skew", np.round(rng.beta(1.0, 5.0, 80), 6), models)
+    _write(tmp_path, "ref", np.round(rng.uniform(0.3, 0.7, 40), 6), models)
+    _write(tmp_path, "lone", np.round(rng.uniform(0, 1, 30), 6), models)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_stage_writes_subsets_and_metrics(project: Path):
+    text = stage.run(load_params("params.yaml"), "skew")
+    assert "skipped uniform-500: m=500 exceeds the 80 items" in text
+    uni = pl.read_parquet("data/subsets/skew/uniform-15.parquet")
+    validate_frame(uni, "subset_item", file="x")
+    assert uni.height == 15 and uni.get_column("item").n_unique() == 15
+    assert pl.read_parquet("data/subsets/skew/ref-15.parquet").item(0, "target") == "ref (n=40)"
+    metrics = json.loads(Path("metrics/subsets/skew.json").read_text())
+    full_z = pl.read_parquet("data/difficulty/skew.parquet").get_column("z").to_numpy()
+    assert metrics["full"]["ddm_uniform"] == pytest.approx(ddm(full_z))
+    sub = metrics["subsets"]["uniform-15"]
+    assert sub["ddm_target"] <= metrics["full"]["ddm_uniform"]
+    assert sub["full_ddm_target"] == pytest.approx(metrics["full"]["ddm_uniform"])
+    assert metrics["reference"] == "mean rank over ref"
+    assert sub["tau"]["n_models"] == 6 and sub["tau"]["tau"] is not None
+    assert sub["full_tau"] == metrics["full"]["tau"]["tau"]
+    assert set(metrics["skipped"]) == {"uniform-500", "ref-500"}
+
+
+def test_stage_without_a_reference_says_why(project: Path):
+    text = stage.run(load_params("params.yaml"), "lone")
+    metrics = json.loads(Path("metrics/subsets/lone.json").read_text())
+    assert metrics["reference"] is None
+    assert "no other benchmark in domain 'code'" in text
+    assert metrics["subsets"]["uniform-15"]["tau"]["tau"] is None
+
+
+def test_stale_subset_files_are_removed(project: Path):
+    params = load_params("params.yaml")
+    stage.run(params, "skew")
+    params["subsets"]["sizes"] = [10]
+    stage.run(params, "skew")
+    assert sorted(p.name for p in Path("data/subsets/skew").iterdir()) == [
+        "ref-10.parquet",
+        "uniform-10.parquet",
+    ]
+
+
+def test_missing_difficulty_names_the_stage(project: Path):
+    Path("data/difficulty/skew.parquet").unlink()
+    with pytest.raises(InputError, match="curate annotate --benchmark skew"):
+        stage.run(load_params("params.yaml"), "skew")
