@@ -38,7 +38,42 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _cmd_responses_import(args: argparse.Namespace) -> int:
+    if args.format == "lm-eval":
+        return _import_lm_eval(args)
     return _run_per_benchmark(args, "responses")
+
+
+def _import_lm_eval(args: argparse.Namespace) -> int:
+    from curation.errors import InputError
+    from curation.io.lm_eval import lm_eval_responses
+    from curation.params import benchmark_spec
+    from curation.stages._paths import items_path, responses_path
+    from curation.stages._write import read_table, write_table
+
+    if not args.path or not args.benchmark or len(args.benchmark) != 1:
+        raise InputError("--format lm-eval needs --path and exactly one --benchmark")
+    name = args.benchmark[0]
+    benchmark_spec(load_params(args.params), name, params_file=args.params)
+    items_file = items_path(name)
+    items = read_table(items_file, produced_by=f"ingest --benchmark {name}")
+    table = lm_eval_responses(
+        args.path,
+        benchmark=name,
+        known_items=items["item"].to_list(),
+        items_file=str(items_file),
+        model=args.model,
+        metric=args.metric,
+        filter_name=args.filter,
+        item_field=args.item_field,
+    )
+    out = responses_path(name)
+    write_table(table, out, "response")
+    print(f"{name}: {table.height} responses from lm-eval logs -> {out}")
+    return 0
+
+
+def _cmd_collect(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "collect")
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -142,7 +177,22 @@ def build_parser() -> argparse.ArgumentParser:
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
     q = rsub.add_parser("import", help="import response matrices into data/responses/<b>.parquet")
     _add_common(q)
+    q.add_argument(
+        "--format",
+        choices=("params", "lm-eval"),
+        default="params",
+        help="params: as declared in params.yaml; lm-eval: --log_samples JSONL files",
+    )
+    q.add_argument("--path", help="lm-eval: samples_<task>_<date>.jsonl file, folder or glob")
+    q.add_argument("--model", help="lm-eval: model name (default: from the file's folder)")
+    q.add_argument("--metric", help="lm-eval: per-sample metric (default: acc / exact_match)")
+    q.add_argument("--filter", help="lm-eval: filter name when the log has several")
+    q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
     q.set_defaults(func=_cmd_responses_import)
+
+    p = sub.add_parser("collect", help="responses from the panel if collect.enabled, else imported")
+    _add_common(p)
+    p.set_defaults(func=_cmd_collect)
 
     p = sub.add_parser("check", help="response-matrix diagnostics: informativeness, reversals")
     _add_common(p)

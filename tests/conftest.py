@@ -69,6 +69,16 @@ build:
   dist: dist
   accepted: data/review/accepted/{benchmark}.parquet
   decisions: data/review/decisions.jsonl
+panel:
+  models:
+    - {name: sim-weak, model_id: sim-weak, ability: -1.0}
+    - {name: sim-strong, model_id: sim-strong, ability: 1.0}
+collect:
+  enabled: false
+  backend: simulate
+  seed: 0
+llm:
+  cache: .llm-cache/completions.sqlite
 mirt:
   d_max: 2
   holdout: 0.2

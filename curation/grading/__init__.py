@@ -1,0 +1,46 @@
+"""Answer extraction and grading (pure: no I/O, no randomness, no model calls).
+
+Kept outside ``curation.llm`` because imported per-sample logs and BenchFill's
+judge re-grade text too; nothing here talks to a model.
+"""
+
+from curation.grading._extract import (
+    extract_choice,
+    extract_code,
+    extract_exact,
+    extract_numeric,
+    last_boxed,
+)
+from curation.grading._grade import (
+    METHODS,
+    CodeSandbox,
+    Grade,
+    GradingSettings,
+    grade,
+    method_for,
+    normalize_text,
+    reference_letter,
+    texts_match,
+    values_match,
+)
+from curation.grading._numeric import numbers_equal, parse_number
+
+__all__ = [
+    "METHODS",
+    "CodeSandbox",
+    "Grade",
+    "GradingSettings",
+    "extract_choice",
+    "extract_code",
+    "extract_exact",
+    "extract_numeric",
+    "grade",
+    "last_boxed",
+    "method_for",
+    "normalize_text",
+    "numbers_equal",
+    "parse_number",
+    "reference_letter",
+    "texts_match",
+    "values_match",
+]

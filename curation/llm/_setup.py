@@ -1,0 +1,72 @@
+"""Building a backend from settings, and single cached calls (for BenchFill and the judge)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from curation.llm._cache import CompletionCache
+from curation.llm._client import OpenAIBackend
+from curation.llm._config import CollectSettings, LLMSettings, PanelModel
+from curation.llm._simulate import (
+    ItemTruth,
+    SimulatedBackend,
+    default_abilities,
+    load_difficulties,
+)
+from curation.llm._types import Backend, CallResult, ChatRequest
+
+
+def item_truths(items: pl.DataFrame) -> dict[str, ItemTruth]:
+    """What the simulation must know per item (reference, answer type, choices)."""
+    return {
+        str(row["item"]): ItemTruth(
+            reference=row.get("answer"),
+            answer_type=row["answer_type"],
+            choices=tuple(row["choices"]) if row.get("choices") is not None else None,
+        )
+        for row in items.iter_rows(named=True)
+    }
+
+
+def build_backend(
+    collect: CollectSettings,
+    llm: LLMSettings,
+    models: Sequence[PanelModel],
+    *,
+    benchmark: str,
+    items: pl.DataFrame,
+    environ: Mapping[str, str] | None = None,
+) -> Backend:
+    """The backend ``collect.backend`` names: ``simulate`` (offline, seeded) or ``openai``.
+
+    Call it inside the event loop that will use it: the real backend's semaphores
+    and connection pools belong to one loop.
+    """
+    if collect.backend == "openai":
+        return OpenAIBackend(models, llm, environ=environ)
+    difficulties = None
+    if collect.simulation.difficulties is not None:
+        difficulties = load_difficulties(collect.simulation.difficulties)
+    return SimulatedBackend(
+        benchmark=benchmark,
+        truths=item_truths(items),
+        abilities=default_abilities(models),
+        seed=collect.seed,
+        difficulties=difficulties,
+        difficulty_scale=collect.simulation.difficulty_scale,
+    )
+
+
+async def cached_complete(
+    backend: Backend, cache: CompletionCache, request: ChatRequest
+) -> CallResult:
+    """One call through the cache: served from it if answered before, else asked and stored."""
+    key = request.key(backend.namespace)
+    hit = cache.get(key)
+    if hit is not None:
+        return CallResult(request, key, hit, cached=True)
+    completion = await backend.complete(request)
+    cache.put(key, request, completion, namespace=backend.namespace)
+    return CallResult(request, key, completion, cached=False)

@@ -1,0 +1,214 @@
+"""Collection against a real HTTP server speaking the OpenAI API, faults included.
+
+The real ``openai`` client is pointed at :mod:`tests.llm.fake_openai_server` by base
+URL; nothing is patched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from curation.errors import ConfigError
+from curation.llm import (
+    ChatRequest,
+    LLMCallError,
+    LLMSettings,
+    Message,
+    OpenAIBackend,
+    PanelModel,
+    RetryPolicy,
+    Sampling,
+)
+from curation.params import load_params
+from curation.stages import collect
+from tests.llm.conftest import (
+    API_KEY,
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    expected_cells,
+    make_items,
+    panel,
+    write_project,
+)
+from tests.llm.fake_openai_server import FAULT_KINDS, FaultPlan
+
+
+def _cells(path: Path) -> set[tuple]:
+    df = pl.read_parquet(path)
+    return set(df.select("model", "item", "n_trials", "n_correct").iter_rows())
+
+
+def test_collection_with_30_percent_faults_is_complete_and_correct(
+    tmp_path, monkeypatch, server_factory, llm_env
+):
+    items = make_items(200)
+    faults = FaultPlan(rate=0.3, kinds=FAULT_KINDS, retry_after="0.05", slow_s=1.0, seed=5)
+    server = server_factory(items, faults=faults)
+    llm_env(server)
+    names = ["weak", "mid", "strong"]
+    write_project(
+        tmp_path,
+        items,
+        models=panel(names, trials=4, concurrency=16, stream=("mid",)),
+        llm={"timeout_s": 0.5},
+    )
+    monkeypatch.chdir(tmp_path)
+    params = load_params("params.yaml")
+
+    text = collect.run(params, "scripted")
+
+    assert "2400 samples" in text and "2400 requests" in text
+    assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)
+    stats = server.snapshot()
+    assert set(stats.fault_kinds) == set(FAULT_KINDS)  # every kind of fault happened
+    n_faults = sum(stats.faults.values())
+    assert n_faults > 0.2 * 2400
+    samples = pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet")
+    assert samples.height == 2400
+    assert samples["retries"].sum() == n_faults  # each failed attempt was retried once
+    assert set(samples["source"]) == {"collected"}
+    assert samples["raw_output"].null_count() == 0 and samples["extracted"].null_count() == 0
+    streamed = samples.filter(pl.col("model") == "mid")
+    assert streamed["ttft_s"].null_count() == 0 and (streamed["ttft_s"] > 0).all()
+    assert samples.filter(pl.col("model") != "mid")["ttft_s"].null_count() == 1600
+    metrics = json.loads((tmp_path / "metrics/collect/scripted.json").read_text())
+    assert metrics["requests"] == 2400 and metrics["cache_hits"] == 0
+    usage = metrics["usage"]["stages"]["collect"]
+    assert usage["total"]["retries"] == n_faults
+    assert usage["total"]["prompt_tokens"] == samples["prompt_tokens"].sum()
+    assert "ttft_s_mean" in usage["models"]["mid"] and "ttft_s_mean" not in usage["models"]["weak"]
+    expected_cost = (
+        samples["prompt_tokens"].sum() * 0.5 + samples["completion_tokens"].sum() * 1.5
+    ) / 1e6
+    assert usage["total"]["cost_usd"] == pytest.approx(expected_cost, rel=1e-5)
+    responses = pl.read_parquet(tmp_path / "data/responses/scripted.parquet")
+    row = responses.row(0, named=True)
+    assert row["source"] == "collected" and row["temperature"] == 0.7 and row["seed"] == 11
+    assert row["max_tokens"] == 256 and row["prompt_template"]
+
+    # a rerun is served entirely from the cache
+    server.reset_stats()
+    again = collect.run(params, "scripted")
+    assert "0 requests, 2400 cached" in again
+    assert sum(server.snapshot().requests.values()) == 0
+    assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)
+    assert pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet").equals(samples)
+
+
+def _backend(server, *, retries=2, timeout=5.0, key=API_KEY, concurrency=4):
+    model = PanelModel(
+        "weak",
+        "test/weak",
+        base_url_env=BASE_URL_ENV,
+        api_key_env=API_KEY_ENV,
+        concurrency=concurrency,
+    )
+    settings = LLMSettings(
+        timeout_s=timeout, retry=RetryPolicy(max_retries=retries, backoff_base_s=0.01)
+    )
+    env = {BASE_URL_ENV: server.base_url, API_KEY_ENV: key}
+    return OpenAIBackend([model], settings, environ=env)
+
+
+def _ask(backend, items, *, sample=0, stream=False):
+    req = ChatRequest(
+        model="weak",
+        model_id="test/weak",
+        messages=(Message("user", items[0]["question"]),),
+        sampling=Sampling(0.7, 64),
+        sample=sample,
+        stream=stream,
+    )
+
+    async def go():
+        try:
+            return await backend.complete(req)
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(go())
+
+
+def test_retry_after_is_honoured(server_factory):
+    items = make_items(3)
+    faults = FaultPlan(rate=1.0, kinds=("429",), retry_after="1", max_faults_per_key=1)
+    server = server_factory(items, faults=faults)
+    comp = _ask(_backend(server), items)
+    assert comp.retries == 1
+    times = [t for _, t, _ in server.snapshot().timeline]
+    assert len(times) == 2 and times[1] - times[0] >= 0.95  # backoff alone would be ~0.01 s
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_clear_error_after_the_last_retry_without_the_key(server_factory, stream):
+    items = make_items(3)
+    faults = FaultPlan(rate=1.0, kinds=("500",), max_faults_per_key=None)
+    server = server_factory(items, faults=faults)
+    with pytest.raises(LLMCallError) as err:
+        _ask(_backend(server, retries=2), items, stream=stream)
+    message = str(err.value)
+    assert "'weak'" in message and "test/weak" in message and server.base_url in message
+    assert "3 attempts" in message and "HTTP 500" in message
+    assert API_KEY not in message and "***" in message  # the server echoed the key
+    assert err.value.__cause__ is None and err.value.__context__ is None
+    assert sum(server.snapshot().requests.values()) == 3
+
+
+def test_bad_key_is_not_retried_and_names_the_variable(server_factory):
+    items = make_items(3)
+    server = server_factory(items)
+    with pytest.raises(LLMCallError, match=rf"HTTP 401.*\${API_KEY_ENV}.*not retried"):
+        _ask(_backend(server, key="sk-wrong-key-000000"), items)
+    assert sum(server.snapshot().requests.values()) == 0  # refused before counting
+    assert len(server.snapshot().auth_headers) == 1
+
+
+@pytest.mark.parametrize("kind", ["slow", "reset", "malformed"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_each_fault_is_retried(server_factory, kind, stream):
+    items = make_items(3)
+    faults = FaultPlan(rate=1.0, kinds=(kind,), slow_s=0.6, max_faults_per_key=2)
+    server = server_factory(items, faults=faults)
+    comp = _ask(_backend(server, retries=3, timeout=0.3), items, stream=stream)
+    assert comp.retries == 2
+    assert comp.text and comp.finish_reason == "stop"
+    assert server.snapshot().fault_kinds[kind] == 2
+
+
+def test_missing_environment_variable_is_a_config_error():
+    model = PanelModel("m", "x", base_url_env="NO_SUCH_URL_VAR_123", api_key_env="NO_KEY_VAR_123")
+    with pytest.raises(ConfigError, match="NO_SUCH_URL_VAR_123"):
+        OpenAIBackend([model], LLMSettings(), environ={})
+    with pytest.raises(ConfigError, match="NO_KEY_VAR_123"):
+        OpenAIBackend([model], LLMSettings(), environ={"NO_SUCH_URL_VAR_123": "http://x/v1"})
+
+
+def test_concurrency_limit_per_endpoint(server_factory):
+    items = make_items(40)
+    server = server_factory(items, latency_s=0.05)
+    backend = _backend(server, concurrency=3)
+    reqs = [
+        ChatRequest("weak", "test/weak", (Message("user", r["question"]),), Sampling(0.7, 64))
+        for r in items
+    ]
+
+    async def go():
+        t0 = time.perf_counter()
+        try:
+            await asyncio.gather(*(backend.complete(r) for r in reqs))
+        finally:
+            await backend.aclose()
+        return time.perf_counter() - t0
+
+    elapsed = asyncio.run(go())
+    answered = sorted(t for _, t, o in server.snapshot().timeline if o == "answered")
+    # with 3 in flight and 50 ms each, 40 calls need at least ceil(40/3) * 50 ms
+    assert elapsed >= 14 * 0.05 * 0.95
+    # no 50 ms window ever completed more than 3 + slack requests
+    assert max(sum(1 for u in answered if t <= u < t + 0.045) for t in answered) <= 4
