@@ -53,3 +53,29 @@ GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
 
 def gaps_plot_path(benchmark: str, kind: str) -> Path:
     return Path("plots/gaps") / f"{benchmark}-{kind}.png"
+
+
+def fill_dir(benchmark: str) -> Path:
+    """BenchFill's working folder: memory and search state persist here so a killed run
+    resumes where it stopped."""
+    return Path("data/fill") / benchmark
+
+
+def candidates_path(benchmark: str) -> Path:
+    return fill_dir(benchmark) / "candidates.parquet"
+
+
+def fill_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/fill") / f"{benchmark}.json"
+
+
+def fill_plot_path(benchmark: str) -> Path:
+    return Path("plots/fill") / f"{benchmark}.png"
+
+
+def judged_path(benchmark: str) -> Path:
+    return Path("data/judged") / f"{benchmark}.parquet"
+
+
+def judge_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/judge") / f"{benchmark}.json"
