@@ -71,8 +71,8 @@ class Cells:
         )
 
 
-def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
-    """Validate ``responses`` (columns model, item, n_trials, n_correct) and aggregate.
+def check_responses(responses: pl.DataFrame, *, name: str = "responses") -> pl.DataFrame:
+    """Validate ``responses`` (columns model, item, n_trials, n_correct); return them typed.
 
     Raises ValueError naming the problem (missing columns, empty frame, nulls, counts out
     of range with an example row) because a silent coercion here would bias every fit.
@@ -116,6 +116,12 @@ def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
             f"0 <= n_correct <= n_trials, e.g. model={row['model']!r} item={row['item']!r} "
             f"n_correct={row['n_correct']} n_trials={row['n_trials']}"
         )
+    return df
+
+
+def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
+    """Validate ``responses`` (see :func:`check_responses`) and aggregate them into cells."""
+    df = check_responses(responses, name=name)
     models = df.get_column("model").unique(maintain_order=True)
     items = df.get_column("item").unique(maintain_order=True)
     n_i = items.len()

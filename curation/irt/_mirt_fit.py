@@ -28,6 +28,7 @@ import polars as pl
 from scipy.optimize import minimize
 from scipy.special import expit, gammaln
 
+from curation.irt._data import check_responses
 from curation.irt._mirt_threads import single_blas_thread
 from curation.responses._matrix import ResponseMatrix
 
@@ -123,22 +124,7 @@ def pool_responses(
         raise ValueError("no benchmarks to pool")
     mats: dict[str, ResponseMatrix] = {}
     for name, df in tables.items():
-        missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-        if missing:
-            raise ValueError(f"{name}: response table lacks column(s) {missing}")
-        if df.height == 0:
-            raise ValueError(f"{name}: response table is empty")
-        bad = df.filter(
-            (pl.col("n_trials") < 1)
-            | (pl.col("n_correct") < 0)
-            | (pl.col("n_correct") > pl.col("n_trials"))
-        )
-        if bad.height:
-            row = bad.row(0, named=True)
-            raise ValueError(
-                f"{name}: counts out of range, e.g. model {row['model']!r} item {row['item']!r}"
-            )
-        mats[name] = ResponseMatrix.from_responses(df.select(REQUIRED_COLUMNS))
+        mats[name] = ResponseMatrix.from_responses(check_responses(df, name=name))
     model_sets = [set(m.models) for m in mats.values()]
     union = set().union(*model_sets)
     kept_models = set.intersection(*model_sets) if common_models else union

@@ -296,7 +296,7 @@ def test_pool_responses_keys_models_and_drops():
     assert union.trials[union.models.index("m4"), union.items.index("a/1")] == 0
     few = pool_responses({"a": a, "b": b}, common_models=False, min_models_per_item=3)
     assert few.dropped["items_few_models"] == 0
-    with pytest.raises(ValueError, match="lacks column"):
+    with pytest.raises(ValueError, match="missing column"):
         pool_responses({"a": a.drop("n_trials")})
 
 
