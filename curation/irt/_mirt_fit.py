@@ -32,7 +32,6 @@ from curation.irt._data import check_responses
 from curation.irt._mirt_threads import single_blas_thread
 from curation.responses._matrix import ResponseMatrix
 
-REQUIRED_COLUMNS = ("model", "item", "n_trials", "n_correct")
 ITEM_KEY_SEP = "/"
 
 
