@@ -3,6 +3,17 @@
 # Extra arguments go to pytest. Exit code 5 (no tests collected) is a failure.
 set -euo pipefail
 source "$(dirname "$0")/_env.sh" "dev,bayes"
+# The review page is tested in a real headless Chromium (Debian's). Install it when we
+# can (root with apt, as in CI); otherwise those tests are skipped and say why.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium for the browser tests (apt-get)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+      >/dev/null 2>&1 || echo "    could not install chromium: browser tests will be skipped"
+  else
+    echo "==> no chromium found: browser tests will be skipped (apt-get install chromium)"
+  fi
+fi
 echo "==> ruff check"
 ruff check .
 echo "==> pytest"
