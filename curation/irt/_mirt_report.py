@@ -543,7 +543,6 @@ def render_mirt_markdown(report: MirtReport) -> str:
                 gap,
                 f"{r.loglik:,.1f}",
                 f"{r.bic:,.1f}",
-                f"{r.seconds:.1f}",
             ]
         )
     lines += _table(
@@ -555,7 +554,6 @@ def render_mirt_markdown(report: MirtReport) -> str:
             "gap to best ± paired SE",
             "full loglik",
             "BIC",
-            "fit s",
         ],
         rows,
     )

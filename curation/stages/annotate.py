@@ -114,7 +114,6 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         "n_all_solved": diag["n_all_solved"],
         "n_none_solved": diag["n_none_solved"],
         "converged": bool(diag["converged"]),
-        "fit_seconds": round(fit_seconds, 3),
         "bic_1pl": bic["1pl"]["bic"],
         "bic_2pl": bic["2pl"]["bic"],
         "bic_choice": bic["choice"],
