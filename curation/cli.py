@@ -90,6 +90,10 @@ def _cmd_gaps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_judge(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "judge")
+
+
 def _cmd_subsets(args: argparse.Namespace) -> int:
     return _run_per_benchmark(args, "subsets")
 
@@ -209,6 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mirt", help="multidimensional IRT over all benchmarks: dimensions, flips")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_mirt)
+
+    p = sub.add_parser("judge", help="LLM judge verdicts on calibrated candidates")
+    _add_common(p)
+    p.set_defaults(func=_cmd_judge)
+
+    from curation.review import register as register_review
+
+    register_review(sub)
 
     p = sub.add_parser("subsets", help="calibrated subsets by quantile matching: data/subsets/<b>/")
     _add_common(p)

@@ -1,0 +1,60 @@
+"""The LLM judge: a structured verdict on every gap-filling candidate (SPEC §5).
+
+For each candidate the judge first solves the question without seeing its
+reference answer, then — shown the reference and the parent — states whether the
+answer is correct, the question well-posed and the parent's format kept, with a
+reason. Correctness is decided by :mod:`curation.grading` comparing the judge's own
+answer with the reference. Replies are JSON validated against
+``schemas/judge_solution`` / ``schemas/judge_verdict`` (one repair request, then a
+null verdict "unparseable judge output"). Every call goes through
+:mod:`curation.llm` (cache, retries, accounting). Offline (``collect.backend:
+simulate``, or ``judge.backend: simulate``) a seeded simulated judge answers and
+says so: model ``simulated``, reasons starting ``[simulated]``.
+
+BenchFill uses it as its validity hook with ``fill.judge: "curation.judge:fill_judge"``.
+Typical use (the ``judge`` stage does the same in bulk with ``assess_many``)::
+
+    judge = build_judge(params)          # None when judge.enabled is false
+    async with judge:
+        verdict = await judge.judge(candidate, parent)
+        if not verdict.passed: ...
+"""
+
+from curation.judge._config import (
+    JUDGED_STATUSES,
+    RESPONSE_FORMATS,
+    JudgeSettings,
+    JudgeSimulation,
+    judge_settings,
+)
+from curation.judge._judge import (
+    SOLUTION_SCHEMA,
+    VERDICT_SCHEMA,
+    LLMJudge,
+    build_judge,
+    fill_judge,
+)
+from curation.judge._prompts import Prompts, load_prompts
+from curation.judge._simulate import SimulatedJudgeBackend
+from curation.judge._types import UNPARSEABLE, Assessment, Judge, Verdict, categorize
+
+__all__ = [
+    "JUDGED_STATUSES",
+    "RESPONSE_FORMATS",
+    "SOLUTION_SCHEMA",
+    "UNPARSEABLE",
+    "VERDICT_SCHEMA",
+    "Assessment",
+    "Judge",
+    "JudgeSettings",
+    "JudgeSimulation",
+    "LLMJudge",
+    "Prompts",
+    "SimulatedJudgeBackend",
+    "Verdict",
+    "build_judge",
+    "categorize",
+    "fill_judge",
+    "judge_settings",
+    "load_prompts",
+]

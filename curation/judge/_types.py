@@ -1,0 +1,95 @@
+"""What the judge returns: a verdict per candidate, and the details behind it.
+
+``Verdict`` and ``Judge`` are the interface BenchFill's validity hook calls
+(``curation/fill/_hooks.py`` declares the same shapes structurally); everything else
+in this package is how one particular judge, :class:`~curation.judge.LLMJudge`,
+arrives at a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+UNPARSEABLE = "unparseable judge output"
+"""The reason of a verdict whose judge never returned schema-valid JSON (after one repair)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's structured verdict on one candidate (the ``judge_*`` candidate columns)."""
+
+    correct: bool | None
+    """Is the candidate's reference answer correct? None = could not be decided."""
+    well_posed: bool | None
+    """Is the question well-posed (one intended answer, nothing missing or contradictory)?"""
+    format_kept: bool | None
+    """Does it keep its parent's format (answer type, form of the answer, kind of question)?"""
+    reason: str
+    """One paragraph a reviewer can read; starts with ``[simulated]`` for the simulation."""
+    model: str
+    """Judge model name, or ``simulated``."""
+
+    @property
+    def passed(self) -> bool:
+        """True unless a check failed (an undecided check, None, does not fail)."""
+        return False not in (self.correct, self.well_posed, self.format_kept)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Something that judges a candidate against its parent (BenchFill's validity hook)."""
+
+    async def judge(self, candidate: Mapping[str, Any], parent: Mapping[str, Any]) -> Verdict:
+        """The verdict on ``candidate`` (a candidate record), rewritten from ``parent``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A verdict with what it was derived from (what the judge stage counts)."""
+
+    verdict: Verdict
+    own_answer: str | None
+    """The judge's own final answer, found before it saw the reference."""
+    grader_match: bool | None
+    """curation.grading's comparison of ``own_answer`` with the reference (None = not gradable)."""
+    stated_correct: bool | None
+    """The judge's own statement of whether the reference is correct."""
+    category: str
+    """passed, undecided, unparseable, or the failed checks, e.g. ``incorrect+ill-posed``."""
+    repaired: int = 0
+    """How many repair requests were needed (0, 1 or 2)."""
+
+    @property
+    def disagreement(self) -> bool:
+        """The grader and the judge's statement both decided, differently."""
+        return (
+            self.grader_match is not None
+            and self.stated_correct is not None
+            and self.grader_match != self.stated_correct
+        )
+
+
+def categorize(verdict: Verdict) -> str:
+    """A short, countable reason: ``passed``, ``undecided``, ``unparseable`` or the failures.
+
+    Failures are joined in a fixed order, e.g. ``incorrect+ill-posed``.
+    """
+    if verdict.reason.removeprefix("[simulated]").strip().startswith(UNPARSEABLE):
+        return "unparseable"
+    failed = [
+        name
+        for name, value in (
+            ("incorrect", verdict.correct),
+            ("ill-posed", verdict.well_posed),
+            ("format-changed", verdict.format_kept),
+        )
+        if value is False
+    ]
+    if failed:
+        return "+".join(failed)
+    if None in (verdict.correct, verdict.well_posed, verdict.format_kept):
+        return "undecided"
+    return "passed"

@@ -1,0 +1,177 @@
+"""`curate review seed | serve | export | stats`: thin wrappers over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from curation.params import load_params
+from curation.review._config import TOKEN_ENV, ReviewConfig, review_config
+
+# The library (polars, FastAPI, uvicorn) is imported inside each command, so wiring
+# these subcommands into `curate` costs nothing for the other commands.
+
+
+def _context(args: argparse.Namespace) -> tuple[dict[str, Any], ReviewConfig]:
+    """params (``--params``, else params.yaml if present) and the review config."""
+    if args.params is not None:
+        params = load_params(args.params)
+        where = args.params
+    elif Path("params.yaml").is_file():
+        params, where = load_params("params.yaml"), "params.yaml"
+    else:
+        params, where = {}, "params.yaml"
+    config = review_config(params, params_file=where)
+    if getattr(args, "db", None) is not None:
+        config = ReviewConfig(**{**config.__dict__, "db": Path(args.db)})
+    return params, config
+
+
+def _candidate_files(patterns: tuple[Path, ...], params: dict) -> list[Path]:
+    """Expand ``{benchmark}`` in the configured candidate paths over params' benchmarks.
+
+    A benchmark whose file does not exist yet (gap filling not run for it) is skipped; if
+    no file exists at all, the error says which stage makes them.
+    """
+    names = list(params.get("benchmarks") or {})
+    files: list[Path] = []
+    for pattern in patterns:
+        text = str(pattern)
+        if "{benchmark}" in text:
+            files += [Path(text.format(benchmark=b)) for b in names]
+        else:
+            files.append(pattern)
+    existing = [f for f in files if f.exists()]
+    if not existing:
+        from curation.errors import InputError
+
+        raise InputError(
+            "no candidate file yet; run `curate fill` and `curate judge` (or `dvc repro`) first",
+            file=", ".join(str(f) for f in files) or "review.candidates",
+        )
+    return existing
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from curation.review._seed import seed
+    from curation.review._store import ReviewStore
+
+    params, config = _context(args)
+    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
+    store = ReviewStore.create(config.db)
+    print(seed(store, files, config=config, params=params), flush=True)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from curation.review._serve import check_bind, serve
+    from curation.review._store import ReviewStore
+
+    _params, config = _context(args)
+    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
+    host = args.host or config.host
+    port = config.port if args.port is None else args.port
+    check_bind(host, token)
+    store = ReviewStore.open(config.db)
+    serve(store, host=host, port=port, token=token, default_reviewer=args.reviewer)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from curation.review._export import export
+    from curation.review._store import ReviewStore
+
+    params, config = _context(args)
+    if not config.db.is_file() and not config.decisions.is_file():
+        print(f"no review queue yet: creating an empty one at {config.db}", flush=True)
+        store = ReviewStore.create(config.db)
+    else:
+        store = ReviewStore.open(config.db)
+    print(export(store, config=config, params=params, force=args.force), flush=True)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from curation.review._stats import format_stats, queue_stats
+    from curation.review._store import ReviewStore
+
+    _params, config = _context(args)
+    stats = queue_stats(ReviewStore.open(config.db))
+    if args.json:
+        print(json.dumps(stats.to_dict(), indent=2, sort_keys=True))
+    else:
+        print(format_stats(stats))
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--params", default=None, help="params file (default: params.yaml if present)")
+    p.add_argument("--db", default=None, help="queue database (default: review.db in params)")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``review`` and its actions to a ``curate`` subparsers object."""
+    p = subparsers.add_parser(
+        "review", help="human review queue: seed, serve (web page), export, stats"
+    )
+    sub = p.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+
+    q = sub.add_parser(
+        "seed",
+        help="add candidates (and new versions) to the queue; never drops a decision",
+    )
+    q.add_argument(
+        "files", nargs="*", help="candidate tables (default: review.candidates in params)"
+    )
+    _common(q)
+    q.set_defaults(func=cmd_seed)
+
+    q = sub.add_parser("serve", help="the review web page (127.0.0.1 unless told otherwise)")
+    q.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    q.add_argument("--port", type=int, default=None, help="port (default 8765; 0 = any free)")
+    q.add_argument(
+        "--token",
+        default=None,
+        help=f"access token, required on a non-local address (or set {TOKEN_ENV})",
+    )
+    q.add_argument("--reviewer", default=None, help="reviewer name for new browser sessions")
+    _common(q)
+    q.set_defaults(func=cmd_serve)
+
+    q = sub.add_parser(
+        "export", help="write data/review/decisions.jsonl and the reviewed items for the build"
+    )
+    q.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite a decision file that holds decisions this queue does not have",
+    )
+    _common(q)
+    q.set_defaults(func=cmd_export)
+
+    q = sub.add_parser("stats", help="queue size by status and throughput per reviewer")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    _common(q)
+    q.set_defaults(func=cmd_stats)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``review`` actions on their own (``python -m curation.review``)."""
+    import sys
+
+    from curation.errors import CurationError
+
+    parser = argparse.ArgumentParser(prog="curate")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CurationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130

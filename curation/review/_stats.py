@@ -1,0 +1,103 @@
+"""`curate review stats`: queue size by status and throughput per reviewer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from curation.review._store import STATUSES, Decision, ReviewStore
+
+
+@dataclass(frozen=True)
+class ReviewerStats:
+    """One reviewer's decisions and pace."""
+
+    reviewer: str
+    decisions: int
+    by_decision: dict[str, int]
+    first: str
+    last: str
+    active_hours: float
+    """Time from their first to their last decision, in hours."""
+    per_hour: float | None
+    """decisions / active_hours; None when that span is zero (a single decision)."""
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    """Queue size by status (overall and per benchmark) and throughput per reviewer."""
+
+    total: int
+    by_status: dict[str, int]
+    by_benchmark: dict[str, dict[str, int]]
+    simulated: int
+    decisions: int
+    reviewers: list[ReviewerStats] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _parse(ts: str) -> datetime:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+def queue_stats(store: ReviewStore) -> QueueStats:
+    counts = store.counts()
+    by_status = dict.fromkeys(STATUSES, 0)
+    for by in counts.values():
+        for s, n in by.items():
+            by_status[s] += n
+    _, simulated = store.queue(source="simulated", limit=1)
+    decisions = store.decisions()
+    per: dict[str, list[Decision]] = {}
+    for d in decisions:
+        per.setdefault(d.reviewer, []).append(d)
+    reviewers = []
+    for name, ds in sorted(per.items()):
+        times = sorted(_parse(d.decided_at) for d in ds)
+        hours = (times[-1] - times[0]).total_seconds() / 3600
+        reviewers.append(
+            ReviewerStats(
+                reviewer=name,
+                decisions=len(ds),
+                by_decision=dict(sorted(Counter(d.decision for d in ds).items())),
+                first=min(d.decided_at for d in ds),
+                last=max(d.decided_at for d in ds),
+                active_hours=round(hours, 4),
+                per_hour=round(len(ds) / hours, 2) if hours > 0 else None,
+            )
+        )
+    return QueueStats(
+        total=sum(by_status.values()),
+        by_status=by_status,
+        by_benchmark=counts,
+        simulated=simulated,
+        decisions=len(decisions),
+        reviewers=reviewers,
+    )
+
+
+def format_stats(stats: QueueStats) -> str:
+    """A plain-text report for the terminal."""
+    lines = [
+        f"queue: {stats.total} item(s) ({stats.simulated} simulated), {stats.decisions} decision(s)"
+    ]
+    lines.append("  " + ", ".join(f"{s} {n}" for s, n in stats.by_status.items()))
+    for b, by in stats.by_benchmark.items():
+        lines.append(f"  {b}: " + ", ".join(f"{s} {n}" for s, n in by.items()))
+    if stats.reviewers:
+        lines.append("reviewers:")
+        width = max(len(r.reviewer) for r in stats.reviewers)
+        for r in stats.reviewers:
+            pace = f"{r.per_hour:.1f}/h" if r.per_hour is not None else "n/a (one moment)"
+            kinds = ", ".join(f"{k} {n}" for k, n in r.by_decision.items())
+            lines.append(
+                f"  {r.reviewer:<{width}}  {r.decisions:>4} decision(s) ({kinds}); "
+                f"{pace} over {r.active_hours:.2f} h active ({r.first} .. {r.last})"
+            )
+    else:
+        lines.append("reviewers: none yet")
+    return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""Stage `judge` end to end on a small candidates file built here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from curation.errors import InputError
+from curation.schemas import conform, validate_frame, validate_records
+from curation.stages import judge as judge_stage
+from curation.stages._paths import candidates_path, items_path, judge_metrics_path, judged_path
+from curation.stages._write import write_table
+from tests.judge.conftest import candidate, judge_params, parent
+
+
+def _project(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    monkeypatch.chdir(root)
+    items = [
+        parent("p1"),
+        parent("p2", answer="B", answer_type="choice", choices=["1", "12", "14", "7"]),
+    ]
+    write_table(conform(pl.DataFrame(items), "item"), items_path("toy"), "item")
+    rows = [
+        candidate("bf-1", status="inserted"),
+        candidate("bf-2", answer="13"),  # wrong reference: the judge's 12 disagrees
+        candidate("bf-3", parent_id="bf-1"),  # parent is another candidate
+        candidate("bl-1", method="baseline"),
+        candidate("ch-1", answer="B", answer_type="choice", parent_id="p2"),
+        # choice candidate of a candidate: its choices come from the root item
+        candidate("ch-2", answer="C", answer_type="choice", parent_id="ch-1"),
+        candidate("bad-1", status="invalid"),
+        candidate("dup-1", status="duplicate"),
+        candidate("or-1", method="oracle", parent_id=None, answer=None, status="inserted"),
+    ]
+    rows[6]["judge_reason"] = "left alone"
+    df = conform(pl.DataFrame(rows, infer_schema_length=None), "candidate")
+    write_table(df, candidates_path("toy"), "candidate")
+    return rows
+
+
+def test_stage_end_to_end_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    rows = _project(tmp_path, monkeypatch)
+    params = judge_params(tmp_path, backend="simulate", simulation={"false_reject_rate": 0.0})
+    text = judge_stage.run(params, "toy")
+    assert "[simulated]" in text and "judged 6 of 9" in text
+    out = pl.read_parquet(judged_path("toy"))
+    validate_frame(out, "candidate", file="judged")
+    assert out.columns == conform(out, "candidate").columns
+    by = {r["candidate"]: r for r in out.iter_rows(named=True)}
+    assert set(by) == {r["candidate"] for r in rows}
+    for name in ("bf-1", "bf-3", "bl-1", "ch-1"):
+        assert by[name]["judge_correct"] is True, (name, by[name]["judge_reason"])
+        assert by[name]["judge_model"] == "simulated"
+        assert by[name]["judge_reason"].startswith("[simulated]")
+    assert by["bf-2"]["judge_correct"] is False
+    assert by["ch-2"]["judge_correct"] is False  # C vs the root's B
+    # untouched: other statuses, and every status stays as BenchFill set it
+    assert by["bad-1"]["judge_reason"] == "left alone" and by["bad-1"]["judge_model"] is None
+    assert by["dup-1"]["judge_correct"] is None
+    assert by["or-1"]["judge_model"] is None  # the oracle's reference point is not an item
+    assert [r["status"] for r in out.iter_rows(named=True)] == [r["status"] for r in rows]
+
+    metrics = json.loads(judge_metrics_path("toy").read_text())
+    validate_records([metrics], "judge_metrics", file="m")
+    assert (metrics["n_candidates"], metrics["n_judged"], metrics["n_passed"]) == (9, 6, 4)
+    assert metrics["by_method"]["baseline"] == {"n_judged": 1, "n_passed": 1, "pass_rate": 1.0}
+    assert metrics["by_method"]["benchfill"]["n_judged"] == 5
+    assert metrics["reasons"] == {"incorrect": 2, "passed": 4}
+    assert metrics["not_judged"] == {"duplicate": 1, "invalid": 1, "oracle": 1}
+    assert metrics["checks"]["correct"] == {"true": 4, "false": 2, "null": 0}
+    assert metrics["requests"] == 12 and metrics["cache_hits"] == 0
+    assert metrics["usage"]["stages"]["judge"]["total"]["samples"] == 12
+
+    # rerun: nothing asked again, same table
+    before = out
+    judge_stage.run(params, "toy")
+    again = json.loads(judge_metrics_path("toy").read_text())
+    assert (again["requests"], again["cache_hits"]) == (0, 12)
+    assert pl.read_parquet(judged_path("toy")).equals(before)
+
+
+def test_stage_against_the_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge_server):
+    _project(tmp_path, monkeypatch)
+    verdict = {"answer_correct": True, "well_posed": True, "format_kept": True, "reason": "ok"}
+    solve = {"solution": "5 + 7", "answer": "12"}
+    script = {n: {"solve": solve, "verdict": verdict} for n in ("bf-1", "bf-2", "bf-3", "bl-1")}
+    script |= {
+        n: {"solve": {"solution": "12 is B", "answer": "B"}, "verdict": verdict}
+        for n in ("ch-1", "ch-2")
+    }
+    server, _ = judge_server(script)
+    judge_stage.run(judge_params(tmp_path), "toy")
+    out = {r["candidate"]: r for r in pl.read_parquet(judged_path("toy")).iter_rows(named=True)}
+    assert out["bf-1"]["judge_model"] == "test-judge" and out["bf-1"]["judge_correct"] is True
+    assert out["bf-2"]["judge_correct"] is False and out["ch-2"]["judge_correct"] is False
+    metrics = json.loads(judge_metrics_path("toy").read_text())
+    assert metrics["backend"] == "openai" and metrics["grader_disagreements"] == 2
+    assert sum(server.snapshot().requests.values()) == 12
+
+
+def test_missing_candidates_say_run_fill_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=r"run `curate fill --benchmark toy` first"):
+        judge_stage.run(judge_params(tmp_path, backend="simulate"), "toy")
+
+
+def test_unknown_parent_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _project(tmp_path, monkeypatch)
+    df = pl.read_parquet(candidates_path("toy")).with_columns(
+        pl.when(pl.col("candidate") == "bl-1")
+        .then(pl.lit("nope"))
+        .otherwise(pl.col("parent"))
+        .alias("parent")
+    )
+    write_table(df, candidates_path("toy"), "candidate")
+    with pytest.raises(InputError, match=r"candidate bl-1: field 'parent': parent 'nope'"):
+        judge_stage.run(judge_params(tmp_path, backend="simulate"), "toy")
+
+
+def test_disabled_judge_copies_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _project(tmp_path, monkeypatch)
+    text = judge_stage.run(judge_params(tmp_path, enabled=False), "toy")
+    assert "copied unjudged" in text
+    assert pl.read_parquet(judged_path("toy")).equals(pl.read_parquet(candidates_path("toy")))
+    metrics = json.loads(judge_metrics_path("toy").read_text())
+    assert metrics["enabled"] is False and metrics["n_judged"] == 0 and metrics["backend"] is None
