@@ -90,6 +90,10 @@ def _cmd_gaps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_fill(args: argparse.Namespace) -> int:
+    return _run_per_benchmark(args, "fill")
+
+
 def _cmd_judge(args: argparse.Namespace) -> int:
     return _run_per_benchmark(args, "judge")
 
@@ -213,6 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mirt", help="multidimensional IRT over all benchmarks: dimensions, flips")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_mirt)
+
+    p = sub.add_parser(
+        "fill", help="BenchFill: fill the largest difficulty gaps (+ baseline, oracle)"
+    )
+    _add_common(p)
+    p.set_defaults(func=_cmd_fill)
 
     p = sub.add_parser("judge", help="LLM judge verdicts on calibrated candidates")
     _add_common(p)

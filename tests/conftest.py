@@ -79,6 +79,17 @@ collect:
   seed: 0
 llm:
   cache: .llm-cache/completions.sqlite
+fill:
+  insertions: 1
+  rounds: 2
+  parents: 2
+  children: 2
+  adaptive: {max_trials: 8}
+  judge: null
+judge:
+  enabled: true
+review:
+  db: data/review/queue.sqlite
 mirt:
   d_max: 2
   holdout: 0.2

@@ -40,10 +40,26 @@ def dvc_project(tmp_path: Path) -> Path:
     shutil.copyfile(REPO / "dvc.yaml", tmp_path / "dvc.yaml")
     for name in ("pipelines", "schemas", "curation"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    _empty_review_export(tmp_path)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     _dvc(tmp_path, "init", "-q")
     _dvc(tmp_path, "config", "core.analytics", "false")
     return tmp_path
+
+
+def _empty_review_export(root: Path) -> None:
+    """What `curate review export` writes before anyone reviewed: the build's inputs."""
+    from curation.params import load_params
+    from curation.review import ReviewStore, export, review_config
+
+    cwd = Path.cwd()
+    os.chdir(root)
+    try:
+        params = load_params("params.yaml")
+        config = review_config(params)
+        export(ReviewStore.create(config.db), config=config, params=params)
+    finally:
+        os.chdir(cwd)
 
 
 def _ran(output: str) -> set[str]:
@@ -52,7 +68,16 @@ def _ran(output: str) -> set[str]:
 
 def test_repro_twice_then_change_one_mapping(dvc_project: Path):
     first = _dvc(dvc_project, "repro")
-    per_benchmark = ("ingest", "responses", "check", "annotate", "subsets", "build")
+    per_benchmark = (
+        "ingest",
+        "responses",
+        "check",
+        "annotate",
+        "fill",
+        "judge",
+        "subsets",
+        "build",
+    )
     expected = {f"{s}@{b}" for s in per_benchmark for b in ("toy", "toy2")} | {"gaps", "mirt"}
     assert _ran(first) == expected
     assert (dvc_project / "metrics" / "check" / "toy2.json").is_file()

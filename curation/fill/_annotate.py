@@ -1,0 +1,337 @@
+"""Annotating children: the panel answers, online calibration gives z — adaptively.
+
+The panel answers through ``curation.llm`` exactly as in ``collect`` (same prompt
+templates, same cache, same graders). Instead of a fixed k per model, trials go out
+in batches to every child still open, all children of a round in lock-step; after
+each batch all open children are calibrated at once (abilities fixed, vectorised)
+and each one is closed by the rule of :class:`~curation.fill.AdaptiveRule`. With
+``stop_on_accept`` (BenchFill), the first accepted child also closes its open
+siblings ("stopped"): the search for this target is over.
+
+Sample indices run 0, 1, 2, … per (model, child) across batches, so a batch is the
+next slice of the same planned calls and a rerun is served from the cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from curation.fill._config import AdaptiveRule
+from curation.grading import GradingSettings
+from curation.irt import Calibration, calibrate_items
+from curation.llm import (
+    Backend,
+    CallResult,
+    CollectSettings,
+    CompletionCache,
+    LLMSettings,
+    PanelModel,
+    grade_calls,
+    plan_calls,
+    run_calls,
+)
+
+Decision = Literal["accepted", "measured", "off-target", "budget", "stopped"]
+
+
+@dataclass(frozen=True)
+class Child:
+    """A valid child, as the panel sees it."""
+
+    item: str
+    question: str
+    answer: str
+    answer_type: str
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass
+class Annotation:
+    """What the panel said about one child, and why collection stopped."""
+
+    item: str
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    """model -> [n_correct, n_trials]."""
+    b: float | None = None
+    se: float | None = None
+    z: float | None = None
+    z_low: float | None = None
+    z_high: float | None = None
+    se_z: float | None = None
+    bound: str | None = None
+    decision: Decision | None = None
+    trials_per_model: int = 0
+    batches: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+
+    @property
+    def n_trials(self) -> int:
+        return sum(n for _, n in self.counts.values())
+
+    @property
+    def n_correct(self) -> int:
+        return sum(k for k, _ in self.counts.values())
+
+    def panel_json(self) -> str:
+        return json.dumps({m: list(v) for m, v in sorted(self.counts.items())}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The answering panel and everything needed to ask it and calibrate its answers."""
+
+    models: tuple[PanelModel, ...]
+    backend: Backend
+    cache: CompletionCache
+    collect: CollectSettings
+    """Prompt templates and the sampling seed (``fill.seed``)."""
+    llm: LLMSettings
+    calibration: Calibration
+    benchmark: str
+    grading: GradingSettings | None = None
+    register: Callable[[Child], None] | None = None
+    """Simulation: make a child answerable before it is asked."""
+
+    @property
+    def size(self) -> int:
+        return len(self.models)
+
+    @property
+    def source(self) -> str:
+        return "simulated" if self.backend.name == "simulated" else "collected"
+
+
+def z_slope(calibration: Calibration, b: np.ndarray) -> np.ndarray:
+    """dz/db of the calibration's map, ignoring clipping (see :class:`AdaptiveRule`)."""
+    sc = calibration.scale
+    if sc["method"] == "panel":
+        return np.full_like(b, 1.0 / (sc["theta_max"] - sc["theta_min"]))
+    if sc["method"] == "items":
+        return np.full_like(b, 1.0 / (sc["b_max"] - sc["b_min"]))
+    z = 1.0 / (1.0 + np.exp(-(b - sc["c"]) / sc["s"]))
+    return z * (1.0 - z) / sc["s"]
+
+
+def b_of_z(calibration: Calibration, z: float) -> float:
+    """The logit difficulty whose z is ``z`` (inverse of the stored map, inside (0, 1))."""
+    sc = calibration.scale
+    if sc["method"] == "panel":
+        return sc["theta_min"] + z * (sc["theta_max"] - sc["theta_min"])
+    if sc["method"] == "items":
+        return sc["b_min"] + z * (sc["b_max"] - sc["b_min"])
+    zc = min(max(z, 1e-9), 1 - 1e-9)
+    return sc["c"] + sc["s"] * float(np.log(zc / (1 - zc)))
+
+
+def decide(
+    *,
+    z: float,
+    se_z: float,
+    lo: float,
+    hi: float,
+    bound: str | None,
+    target_z: float,
+    tolerance: float,
+    rule: AdaptiveRule,
+    trials_per_model: int,
+) -> Decision | None:
+    """The stopping rule after a batch (None = collect another batch).
+
+    ``lo``/``hi`` are the ends of ``b ± reject_k·SE`` mapped to z (a bounded child's
+    interval open to its end of the axis).
+    """
+    on_target = abs(z - target_z) <= tolerance
+    if not rule.enabled:
+        if trials_per_model < rule.max_trials:
+            return None
+        return "accepted" if on_target and bound is None else "budget"
+    if lo > target_z + tolerance or hi < target_z - tolerance:
+        return "off-target"
+    if bound is None and se_z <= rule.se_accept:
+        return "accepted" if on_target else "measured"
+    if trials_per_model >= rule.max_trials:
+        return "budget"
+    return None
+
+
+def _frame(children: Sequence[Child]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "item": [c.item for c in children],
+            "question": [c.question for c in children],
+            "answer": [c.answer for c in children],
+            "answer_type": [c.answer_type for c in children],
+            "choices": [list(c.choices) if c.choices else None for c in children],
+        },
+        schema={
+            "item": pl.String,
+            "question": pl.String,
+            "answer": pl.String,
+            "answer_type": pl.String,
+            "choices": pl.List(pl.String),
+        },
+    )
+
+
+def _calibrate(notes: Sequence[Annotation], calibration: Calibration) -> None:
+    rows = [(m, a.item, n, k) for a in notes for m, (k, n) in a.counts.items() if n > 0]
+    if not rows:
+        return
+    responses = pl.DataFrame(
+        rows,
+        schema={"model": pl.String, "item": pl.String, "n_trials": pl.Int64, "n_correct": pl.Int64},
+        orient="row",
+    )
+    table = calibrate_items(responses, calibration, model=calibration.model)  # type: ignore[arg-type]
+    by_item = {r["item"]: r for r in table.iter_rows(named=True)}
+    for a in notes:
+        r = by_item.get(a.item)
+        if r is None:
+            continue
+        b, se = float(r["b"]), float(r["se"])
+        a.b, a.se, a.z = b, se, float(r["z"])
+        a.z_low, a.z_high, a.bound = float(r["z_low"]), float(r["z_high"]), r["bound"]
+        a.se_z = float(se * z_slope(calibration, np.array([b]))[0])
+
+
+def _band(a: Annotation, calibration: Calibration, k: float) -> tuple[float, float]:
+    lo, hi = calibration.to_z(np.array([a.b - k * a.se, a.b + k * a.se]))  # type: ignore[operator]
+    lo, hi = float(lo), float(hi)
+    if a.bound == "all-solved":
+        lo = 0.0
+    elif a.bound == "none-solved":
+        hi = 1.0
+    return lo, hi
+
+
+async def annotate(
+    children: Sequence[Child],
+    panel: Panel,
+    *,
+    target_z: float,
+    tolerance: float,
+    rule: AdaptiveRule,
+    stop_on_accept: bool,
+    on_result: Callable[[CallResult], None] | None = None,
+) -> dict[str, Annotation]:
+    """Ask the panel about ``children`` in batches until each is decided; calibrate them.
+
+    ``on_result`` sees every panel call (accounting).
+    """
+    notes = {c.item: Annotation(c.item, {m.name: [0, 0] for m in panel.models}) for c in children}
+    if not children:
+        return notes
+    if panel.register is not None:
+        for c in children:
+            panel.register(c)
+    open_ = list(children)
+    done = 0
+    source = panel.source
+    while open_:
+        step = (
+            rule.max_trials if not rule.enabled else (rule.first_batch if done == 0 else rule.batch)
+        )
+        upto = min(done + step, rule.max_trials)
+        models = [dataclasses.replace(m, trials=upto) for m in panel.models]
+        calls, skipped = plan_calls(
+            _frame(open_),
+            models,
+            collect=panel.collect,
+            llm=panel.llm,
+            namespace=panel.backend.namespace,
+            grading=panel.grading,
+            stage="fill",
+        )
+        if skipped:  # validity screens these out; a safety net, not a path
+            raise ValueError(f"ungradable children reached the panel: {skipped}")
+        calls = [c for c in calls if c.request.sample >= done]
+        results, _ = await run_calls(calls, panel.backend, panel.cache, progress=False)
+        samples = grade_calls(
+            calls, results, benchmark=panel.benchmark, source=source, grading=panel.grading
+        )
+        for call in calls:
+            result = results[call.key]
+            a = notes[call.request.item]  # type: ignore[index]
+            c = result.completion
+            a.prompt_tokens += c.prompt_tokens or 0
+            a.completion_tokens += c.completion_tokens or 0
+            a.requests += 0 if result.cached else 1
+            a.cache_hits += 1 if result.cached else 0
+            if on_result is not None:
+                on_result(result)
+        for item, model, correct in samples.select("item", "model", "correct").iter_rows():
+            if correct is None:
+                continue
+            cell = notes[item].counts[model]
+            cell[0] += int(bool(correct))
+            cell[1] += 1
+        active = [notes[c.item] for c in open_]
+        for a in active:
+            a.trials_per_model = upto
+            a.batches += 1
+        _calibrate(active, panel.calibration)
+        accepted = False
+        still: list[Child] = []
+        for c in open_:
+            a = notes[c.item]
+            if a.z is None:
+                a.decision = "budget"
+                continue
+            lo, hi = _band(a, panel.calibration, rule.reject_k)
+            a.decision = decide(
+                z=a.z,
+                se_z=a.se_z if a.se_z is not None else float("inf"),
+                lo=lo,
+                hi=hi,
+                bound=a.bound,
+                target_z=target_z,
+                tolerance=tolerance,
+                rule=rule,
+                trials_per_model=upto,
+            )
+            if a.decision is None:
+                still.append(c)
+            elif a.decision == "accepted":
+                accepted = True
+        if accepted and stop_on_accept:
+            for c in still:
+                notes[c.item].decision = "stopped"
+            still = []
+        open_ = still
+        done = upto
+    return notes
+
+
+def describe(a: Annotation, *, target_z: float, tolerance: float) -> str:
+    """The candidate's ``status_reason`` for a calibrated child."""
+    dev = abs((a.z or 0.0) - target_z)
+    se = f"SE(z) {a.se_z:.4f}" if a.se_z is not None else "no SE"
+    tail = f"after {a.trials_per_model} trials per model"
+    text = {
+        "accepted": f"on target: |z - z*| = {dev:.4f} <= {tolerance:g} with {se} {tail}",
+        "measured": f"off target: |z - z*| = {dev:.4f} > {tolerance:g} with {se} {tail}",
+        "off-target": f"clearly off target (|z - z*| = {dev:.4f}, {se}) {tail}",
+        "budget": f"trial budget spent: |z - z*| = {dev:.4f}, {se} {tail}",
+        "stopped": f"stopped: a sibling reached the target; |z - z*| = {dev:.4f}, {se} {tail}",
+    }
+    return text.get(a.decision or "", f"calibrated {tail}")
+
+
+def annotation_lineage(a: Annotation) -> dict[str, Any]:
+    return {
+        "decision": a.decision,
+        "trials_per_model": a.trials_per_model,
+        "batches": a.batches,
+        "se_z": a.se_z,
+        "bound": a.bound,
+    }

@@ -1,0 +1,629 @@
+"""The search: BenchFill, the uniform-parent baseline and the oracle, per benchmark.
+
+For each target (SPEC §4), BenchFill runs rounds: the ``parents`` memory entries
+closest to z* are each rewritten ``children`` times with the reference list; every
+child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
+panel with adaptive trials and calibrated online; calibrated children join the
+memory (and so become parents and references of the next round). The search for a
+target stops at the first round with a child accepted on target, or after
+``rounds``; the calibrated child closest to z* is inserted (ties: smaller SE).
+
+The baseline gets, per insertion, exactly as many rewriter calls as BenchFill spent
+on its insertion of the same rank: parents drawn uniformly from the benchmark, no
+references, no memory; every child is annotated by the same adaptive rule and the
+closest is inserted (best-of-N). The oracle places a point exactly at each target.
+Each method keeps its own difficulties, so its targets follow its own insertions.
+
+Every round and insertion is journaled (:mod:`curation.fill._journal`) before the
+search moves on; a rerun replays them and redoes only the unfinished round, whose
+LLM calls come from the completion cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from curation.fill._annotate import (
+    Annotation,
+    Child,
+    Panel,
+    annotate,
+    annotation_lineage,
+    b_of_z,
+    describe,
+)
+from curation.fill._config import FillSettings
+from curation.fill._hooks import Judge, passed, verdict_columns
+from curation.fill._journal import Journal
+from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
+from curation.fill._parse import ParseFailure, parse_rewrite
+from curation.fill._prompts import Prompts, prompt_hash, rewrite_messages
+from curation.fill._simulate import (
+    SIMULATED_REWRITER,
+    Brief,
+    SimulatedRewriter,
+    latent_of,
+    strip_header,
+)
+from curation.fill._targets import Target, n_targets, next_target
+from curation.fill._validity import DuplicateIndex, gradable_problem
+from curation.grading import GradingSettings
+from curation.llm import (
+    Backend,
+    CallResult,
+    ChatRequest,
+    CompletionCache,
+    LLMSettings,
+    PanelModel,
+    Sampling,
+    cached_complete,
+)
+
+METHODS: tuple[str, ...] = ("benchfill", "baseline", "oracle")
+_SELECTABLE = ("accepted", "measured", "budget")
+_RAW_KEEP = 2000
+
+
+@dataclass
+class Context:
+    """Everything one benchmark's search needs (built by the stage)."""
+
+    benchmark: str
+    settings: FillSettings
+    panel: Panel
+    rewriter: Backend
+    rewriter_model: PanelModel
+    cache: CompletionCache
+    journal: Journal
+    prompts: Prompts
+    llm: LLMSettings
+    calibration_file: str
+    judge: Judge | None = None
+    grading: GradingSettings | None = None
+    log: Callable[[str], None] | None = None
+    requests: int = 0
+    """LLM calls made in this run (not served from the cache)."""
+    cache_hits: int = 0
+
+    @property
+    def simulated(self) -> bool:
+        return isinstance(self.rewriter, SimulatedRewriter)
+
+    @property
+    def source(self) -> str:
+        return "simulated" if self.simulated or self.panel.source == "simulated" else "collected"
+
+    @property
+    def rewriter_label(self) -> str:
+        return SIMULATED_REWRITER if self.simulated else self.rewriter_model.name
+
+    def count(self, result: CallResult) -> None:
+        if result.cached:
+            self.cache_hits += 1
+        else:
+            self.requests += 1
+
+    def say(self, text: str) -> None:
+        if self.log is not None:
+            self.log(text)
+
+
+@dataclass
+class Track:
+    """One method's state: its memory, its difficulties, what it inserted."""
+
+    method: str
+    memory: Memory
+    dups: DuplicateIndex
+    z_start: np.ndarray
+    z_now: list[float]
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    inserted: list[dict[str, Any]] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
+    """Rewriter calls per insertion."""
+    rounds: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One rewrite to ask for."""
+
+    slot: int
+    parent: MemoryEntry
+    sample: int
+    kind: str
+    references: tuple[MemoryEntry, ...] = ()
+
+
+def new_track(method: str, seed: Sequence[MemoryEntry], threshold: float) -> Track:
+    memory = Memory(seed)
+    dups = DuplicateIndex(threshold)
+    for e in seed:
+        dups.add(e.item, e.question, e.answer, e.answer_type, e.choices)
+    z = np.array([e.z for e in seed], dtype=np.float64)
+    return Track(method, memory, dups, z, list(z))
+
+
+# ---- one round ---------------------------------------------------------------------------
+
+
+def _candidate_id(method: str, insertion: int, round_: int, slot: int) -> str:
+    return f"{method}-{insertion + 1}-r{round_}-{slot:02d}"
+
+
+def _cost(rewrite: CallResult | None, note: Annotation | None) -> dict[str, int]:
+    c = rewrite.completion if rewrite is not None else None
+    rp = (c.prompt_tokens or 0) if c else 0
+    rc = (c.completion_tokens or 0) if c else 0
+    pp = note.prompt_tokens if note else 0
+    pc = note.completion_tokens if note else 0
+    return {
+        "rewriter_calls": 1 if rewrite is not None else 0,
+        "rewriter_prompt_tokens": rp,
+        "rewriter_completion_tokens": rc,
+        "panel_trials": note.n_trials if note else 0,
+        "panel_prompt_tokens": pp,
+        "panel_completion_tokens": pc,
+        "tokens": rp + rc + pp + pc,
+    }
+
+
+def _request(ctx: Context, job: Job, target: Target) -> ChatRequest:
+    rw = ctx.rewriter_model
+    messages = rewrite_messages(
+        ctx.prompts,
+        kind=job.kind,
+        parent=job.parent,
+        parent_question=strip_header(job.parent.question),
+        target_z=target.z,
+        references=job.references,
+        reference_chars=ctx.settings.reference_chars,
+    )
+    seed = ctx.settings.seed + job.sample if ctx.llm.send_seed else None
+    return ChatRequest(
+        model=rw.name,
+        model_id=rw.model_id,
+        messages=messages,
+        sampling=Sampling(rw.temperature, rw.max_tokens, rw.top_p, seed),
+        sample=job.sample,
+        stream=rw.stream,
+        stage="fill",
+        item=job.parent.item,
+    )
+
+
+async def run_round(
+    ctx: Context,
+    track: Track,
+    target: Target,
+    insertion: int,
+    round_: int,
+    jobs: Sequence[Job],
+    *,
+    stop_on_accept: bool,
+) -> list[dict[str, Any]]:
+    """Rewrite, check, judge, annotate: the candidate records of one round."""
+    s = ctx.settings
+    cal = ctx.panel.calibration
+    target_b = b_of_z(cal, target.z)
+    requests = [_request(ctx, job, target) for job in jobs]
+    if isinstance(ctx.rewriter, SimulatedRewriter):
+        for job, req in zip(jobs, requests, strict=True):
+            p = job.parent
+            ctx.rewriter.expect(
+                req,
+                Brief(
+                    parent=p.item,
+                    parent_body=strip_header(p.question),
+                    answer=p.answer,
+                    answer_type=p.answer_type,
+                    choices=p.choices,
+                    parent_b=p.latent_b if p.latent_b is not None else p.b,
+                    target_b=target_b,
+                    steered=job.kind == "benchfill",
+                ),
+            )
+    rewrites = await asyncio.gather(
+        *(cached_complete(ctx.rewriter, ctx.cache, req) for req in requests)
+    )
+    siblings = DuplicateIndex(s.duplicate_similarity)
+    records: list[dict[str, Any]] = []
+    children: list[tuple[int, Child]] = []
+    for job, req, result in zip(jobs, requests, rewrites, strict=True):
+        ctx.count(result)
+        parent = job.parent
+        lineage: dict[str, Any] = {
+            "insertion": insertion,
+            "target_b": target_b,
+            "gap": [target.gap.z_left, target.gap.z_right] if target.gap else None,
+            "parents": parent.chain,
+            "prompt": {
+                "template": job.kind,
+                "template_sha256": ctx.prompts.sha(job.kind),
+                "system_sha256": ctx.prompts.sha("system"),
+            },
+            "references": [e.item for e in job.references],
+            "seed": s.seed,
+            "sample": job.sample,
+            "rewrite": {
+                "finish_reason": result.completion.finish_reason,
+                "served_model": result.completion.served_model,
+            },
+        }
+        rec: dict[str, Any] = {
+            "benchmark": ctx.benchmark,
+            "candidate": _candidate_id(track.method, insertion, round_, job.slot),
+            "method": track.method,
+            "parent": parent.item,
+            "round": round_,
+            "target_z": target.z,
+            "question": "",
+            "answer": None,
+            "answer_type": parent.answer_type,
+            "change": None,
+            "status": "invalid",
+            "status_reason": None,
+            "source": "simulated" if ctx.simulated else "collected",
+            "rewriter_model": ctx.rewriter_label,
+            "prompt_hash": prompt_hash(req.messages),
+            "b": None,
+            "se": None,
+            "z": None,
+            "z_low": None,
+            "z_high": None,
+            "n_trials": 0,
+            "n_correct": 0,
+            "panel": "{}",
+            "calibration": ctx.calibration_file,
+            **verdict_columns(None),
+            "selected": False,
+        }
+        parsed = parse_rewrite(
+            result.completion.text,
+            answer_type=parent.answer_type,
+            finish_reason=result.completion.finish_reason,
+        )
+        if isinstance(parsed, ParseFailure):
+            rec["question"] = parsed.question
+            rec["status_reason"] = f"unparseable rewrite: {parsed.reason}"
+            lineage["raw_output"] = result.completion.text[:_RAW_KEEP]
+        else:
+            rec.update(
+                question=parsed.question,
+                answer=parsed.answer,
+                answer_type=parsed.answer_type,
+                change=parsed.change,
+            )
+            choices = parsed.choices
+            if choices is None and parsed.answer_type == "choice" and parent.choices:
+                choices = parent.choices  # options not restated: the parent's are kept
+                lineage["choices_from_parent"] = True
+            if choices:
+                lineage["choices"] = list(choices)
+            problem = gradable_problem(parsed.answer, parsed.answer_type, choices, ctx.grading)
+            dup = None
+            if problem is None:
+                dup = track.dups.find(
+                    parsed.question, parsed.answer, parsed.answer_type, choices
+                ) or siblings.find(parsed.question, parsed.answer, parsed.answer_type, choices)
+            if problem is not None:
+                rec["status_reason"] = f"not gradable: {problem}"
+            elif dup is not None:
+                rec["status"] = "duplicate"
+                rec["status_reason"] = dup.reason()
+            else:
+                siblings.add(
+                    rec["candidate"], parsed.question, parsed.answer, parsed.answer_type, choices
+                )
+                rec["status"] = "valid"
+                children.append(
+                    (
+                        len(records),
+                        Child(
+                            rec["candidate"],
+                            parsed.question,
+                            parsed.answer,
+                            parsed.answer_type,
+                            choices,
+                        ),
+                    )
+                )
+        rec["_lineage"] = lineage
+        rec["_rewrite"] = result
+        records.append(rec)
+
+    # judge (optional), concurrently
+    if ctx.judge is not None and children:
+        verdicts = await asyncio.gather(
+            *(
+                ctx.judge.judge(_judge_view(records[i]), jobs[i].parent.to_parent())
+                for i, _ in children
+            )
+        )
+        kept = []
+        for (i, child), verdict in zip(children, verdicts, strict=True):
+            records[i].update(verdict_columns(verdict))
+            if passed(verdict):
+                kept.append((i, child))
+            else:
+                records[i]["status"] = "judge-rejected"
+                records[i]["status_reason"] = f"judge: {verdict.reason}"
+        children = kept
+
+    # annotate (adaptive), all children of the round in lock-step
+    notes = await annotate(
+        [c for _, c in children],
+        ctx.panel,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        rule=s.adaptive,
+        stop_on_accept=stop_on_accept,
+        on_result=ctx.count,
+    )
+    for i, child in children:
+        a = notes[child.item]
+        rec = records[i]
+        rec["_lineage"].update(annotation_lineage(a))
+        rec["_note"] = a
+        rec["source"] = ctx.source
+        rec["n_trials"], rec["n_correct"], rec["panel"] = a.n_trials, a.n_correct, a.panel_json()
+        if a.z is None:
+            rec["status"] = "invalid"
+            rec["status_reason"] = "no graded panel answer"
+            continue
+        rec.update(
+            status="calibrated",
+            status_reason=describe(a, target_z=target.z, tolerance=s.tolerance),
+            b=a.b,
+            se=a.se,
+            z=a.z,
+            z_low=a.z_low,
+            z_high=a.z_high,
+        )
+    out = []
+    for job, rec in zip(jobs, records, strict=True):
+        lineage = rec.pop("_lineage")
+        lineage["cost"] = _cost(rec.pop("_rewrite"), rec.pop("_note", None))
+        if ctx.simulated and rec["status"] in ("calibrated", "valid", "judge-rejected"):
+            latent = latent_of(rec["question"])
+            parent_b = job.parent.latent_b if job.parent.latent_b is not None else job.parent.b
+            lineage["simulation"] = {
+                "latent_b": latent,
+                "latent_z": float(cal.to_z(np.array([latent]))[0]) if latent is not None else None,
+                "parent_latent_b": parent_b,
+            }
+        if rec["status"] == "valid":  # only without a panel answer path; never stays
+            rec["status"] = "invalid"
+            rec["status_reason"] = "not annotated"
+        rec["lineage"] = json.dumps(lineage, sort_keys=True, ensure_ascii=False)
+        out.append(rec)
+    return out
+
+
+def _judge_view(rec: dict[str, Any]) -> dict[str, Any]:
+    """The candidate record as a judge sees it (no private keys)."""
+    lineage = rec.get("_lineage", {})
+    view = {k: v for k, v in rec.items() if not k.startswith("_") and k != "status"}
+    view["choices"] = lineage.get("choices")
+    view["lineage"] = json.dumps(lineage, sort_keys=True, ensure_ascii=False)
+    return view
+
+
+# ---- one insertion -----------------------------------------------------------------------
+
+
+def _decision(rec: dict[str, Any]) -> str | None:
+    return json.loads(rec["lineage"]).get("decision")
+
+
+def _absorb(track: Track, candidates: Sequence[dict[str, Any]]) -> None:
+    """Calibrated children join the track's memory and duplicate index."""
+    for rec in candidates:
+        track.candidates.append(rec)
+        if rec["status"] == "calibrated" and rec["z"] is not None:
+            entry = entry_from_candidate(rec)
+            track.memory.add(entry)
+            track.dups.add(
+                entry.item, entry.question, entry.answer, entry.answer_type, entry.choices
+            )
+
+
+def select(candidates: Sequence[dict[str, Any]], target_z: float) -> dict[str, Any] | None:
+    """The calibrated candidate closest to ``target_z`` (ties: smaller SE, then id).
+
+    Children whose collection ended without a decision on precision ("stopped" by an
+    accepted sibling, or "off-target" after a batch or two) are considered only if no
+    other child was calibrated: their z is too uncertain to compete.
+    """
+    calibrated = [c for c in candidates if c["status"] == "calibrated" and c["z"] is not None]
+    pool = [c for c in calibrated if _decision(c) in _SELECTABLE] or calibrated
+    if not pool:
+        return None
+    return min(pool, key=lambda c: (abs(c["z"] - target_z), c["se"], c["candidate"]))
+
+
+async def _search_target(
+    ctx: Context,
+    track: Track,
+    insertion: int,
+    target: Target,
+    *,
+    plan: Callable[[int, int], list[Job]],
+    more: Callable[[int, int], bool],
+    stop_on_accept: bool,
+) -> None:
+    """Rounds for one target, then the insertion (each journaled, or replayed)."""
+    method = track.method
+    here: list[dict[str, Any]] = []
+    round_ = 0
+    while more(round_ + 1, len(here)):
+        round_ += 1
+        rec = ctx.journal.round(method, insertion, round_)
+        if rec is not None:
+            cands = rec["candidates"]
+        else:
+            jobs = plan(round_, len(here))
+            cands = await run_round(
+                ctx, track, target, insertion, round_, jobs, stop_on_accept=stop_on_accept
+            )
+            ctx.journal.record_round(method, insertion, round_, target_z=target.z, candidates=cands)
+        _absorb(track, cands)
+        here.extend(cands)
+        best_now = select(cands, target.z)
+        ctx.say(
+            f"{ctx.benchmark} {method} #{insertion + 1} round {round_}: target z* {target.z:.4f}, "
+            f"{sum(c['status'] == 'calibrated' for c in cands)}/{len(cands)} calibrated"
+            + (f", best z {best_now['z']:.4f}" if best_now else "")
+            + (" (journal)" if rec is not None else "")
+        )
+        if stop_on_accept and any(_decision(c) == "accepted" for c in cands):
+            break
+    best = select(here, target.z)
+    if ctx.journal.insertion(method, insertion) is None:
+        ctx.journal.record_insertion(
+            method,
+            insertion,
+            target_z=target.z,
+            selected=best["candidate"] if best else None,
+            rounds=round_,
+        )
+    track.calls.append(len(here))
+    track.rounds.append(round_)
+    track.targets.append(target)
+    if best is not None:
+        best["status"] = "inserted"
+        best["selected"] = True
+        best["status_reason"] = f"inserted for target {target.z:.4f}; {best['status_reason']}"
+        track.inserted.append(best)
+        track.z_now.append(float(best["z"]))
+
+
+async def run_benchfill(ctx: Context, track: Track) -> None:
+    s = ctx.settings
+    for i in range(n_targets(s.targets, s.insertions)):
+        target = next_target(
+            track.z_now, i, mode=s.targets, z_start=track.z_start, insertions=s.insertions
+        )
+
+        def plan(round_: int, _used: int, target: Target = target) -> list[Job]:
+            parents = track.memory.closest(target.z, s.parents)
+            jobs = []
+            for p_idx, parent in enumerate(parents):
+                refs = tuple(track.memory.references(target.z, s.references, exclude={parent.item}))
+                for k in range(s.children):
+                    jobs.append(
+                        Job(
+                            slot=p_idx * s.children + k,
+                            parent=parent,
+                            sample=(round_ - 1) * s.children + k,
+                            kind="benchfill",
+                            references=refs,
+                        )
+                    )
+            return jobs
+
+        await _search_target(
+            ctx,
+            track,
+            i,
+            target,
+            plan=plan,
+            more=lambda r, _used: r <= s.rounds,
+            stop_on_accept=True,
+        )
+
+
+async def run_baseline(ctx: Context, track: Track, budgets: Sequence[int]) -> None:
+    """Uniform-parent best-of-N with ``budgets[i]`` rewriter calls for insertion i."""
+    s = ctx.settings
+    originals = [e for e in track.memory if e.origin == "benchmark"]
+    per_round = s.children_per_round
+    for i, budget in enumerate(budgets):
+        target = next_target(
+            track.z_now, i, mode=s.targets, z_start=track.z_start, insertions=s.insertions
+        )
+
+        def plan(round_: int, used: int, budget: int = budget, i: int = i) -> list[Job]:
+            n = min(per_round, budget - used)
+            rng = np.random.default_rng([s.seed, 1, i, round_])
+            picks = rng.integers(0, len(originals), size=n)
+            return [
+                Job(
+                    slot=j,
+                    parent=originals[int(p)],
+                    sample=(round_ - 1) * per_round + j,
+                    kind="baseline",
+                )
+                for j, p in enumerate(picks)
+            ]
+
+        await _search_target(
+            ctx,
+            track,
+            i,
+            target,
+            plan=plan,
+            more=lambda _r, used, budget=budget: used < budget,
+            stop_on_accept=False,
+        )
+
+
+def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
+    """A point placed exactly at each target (a reference, never an item)."""
+    s = ctx.settings
+    cal = ctx.panel.calibration
+    for i in range(n_targets(s.targets, s.insertions)):
+        target = next_target(
+            track.z_now, i, mode=s.targets, z_start=track.z_start, insertions=s.insertions
+        )
+        b = b_of_z(cal, target.z)
+        rec = {
+            "benchmark": ctx.benchmark,
+            "candidate": f"oracle-{i + 1}",
+            "method": "oracle",
+            "parent": None,
+            "round": 0,
+            "target_z": target.z,
+            "question": f"[oracle] a reference point exactly at z* = {target.z:.6f}; not an item",
+            "answer": None,
+            "answer_type": answer_type,
+            "change": None,
+            "status": "inserted",
+            "status_reason": "oracle: placed exactly at the target",
+            "source": "simulated",
+            "rewriter_model": None,
+            "prompt_hash": None,
+            "b": b,
+            "se": 0.0,
+            "z": target.z,
+            "z_low": target.z,
+            "z_high": target.z,
+            "n_trials": 0,
+            "n_correct": 0,
+            "panel": "{}",
+            "calibration": ctx.calibration_file,
+            **verdict_columns(None),
+            "selected": True,
+            "lineage": json.dumps(
+                {
+                    "kind": "oracle",
+                    "insertion": i,
+                    "gap": [target.gap.z_left, target.gap.z_right] if target.gap else None,
+                    "cost": _cost(None, None),
+                },
+                sort_keys=True,
+            ),
+        }
+        track.candidates.append(rec)
+        track.inserted.append(rec)
+        track.targets.append(target)
+        track.calls.append(0)
+        track.rounds.append(0)
+        track.z_now.append(target.z)

@@ -1,0 +1,212 @@
+"""BenchFill against a local OpenAI-compatible server: the real protocol, and kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from fill_fixtures import (
+    API_KEY,
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    BENCH,
+    answer,
+    true_z,
+    write_project,
+)
+
+from curation.params import load_params
+from curation.schemas import validate_frame
+from curation.stages import fill
+from tests.conftest import REPO
+from tests.llm.fake_openai_server import FakeOpenAIServer, request_key
+
+_RUN = (
+    "from curation.params import load_params\n"
+    "from curation.stages import fill\n"
+    f"print(fill.run(load_params('params.yaml'), {BENCH!r}))\n"
+)
+
+
+@pytest.fixture
+def server():
+    srv = FakeOpenAIServer(answer, api_key=API_KEY).start()
+    yield srv
+    srv.stop()
+
+
+def _env(server: FakeOpenAIServer) -> dict[str, str]:
+    return {BASE_URL_ENV: server.base_url, API_KEY_ENV: API_KEY, "TQDM_DISABLE": "1"}
+
+
+def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, server):
+    write_project(
+        tmp_path,
+        fill={
+            "insertions": 1,
+            "rounds": 1,
+            "parents": 3,
+            "children": 4,
+            "tolerance": 0.0,  # never "on target": every child is fully decided
+            "adaptive": {"first_batch": 4, "batch": 4, "max_trials": 16, "se_accept": 0.05},
+            "baseline": False,
+        },
+    )
+    for k, v in _env(server).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(tmp_path)
+    text = fill.run(load_params("params.yaml"), BENCH)
+    assert "BenchFill 1/1 inserted" in text
+
+    cands = pl.read_parquet(tmp_path / "data/fill" / BENCH / "candidates.parquet")
+    validate_frame(cands, "candidate", file="candidates")
+    bf = cands.filter(pl.col("method") == "benchfill")
+    assert bf.height == 12  # 3 parents x 4 children, one round
+    assert set(bf["source"]) == {"collected"}
+    assert set(bf["rewriter_model"]) == {"rewriter"}
+    assert set(bf["parent"]) == {"q2", "q3", "q1"}  # closest to z* = 0.45
+    assert (bf["target_z"] - 0.45).abs().max() < 1e-12
+    statuses = set(bf["status"])
+    assert {"invalid", "duplicate"} <= statuses  # scripted failures are caught
+    assert "inserted" in statuses
+    for row in bf.iter_rows(named=True):
+        assert len(row["prompt_hash"]) == 64
+        assert row["judge_correct"] is None and row["judge_model"] is None  # no judge
+        lineage = json.loads(row["lineage"])
+        assert lineage["cost"]["rewriter_calls"] == 1
+        if row["status"] == "invalid":
+            assert row["status_reason"].startswith("unparseable rewrite")
+            assert row["n_trials"] == 0 and row["z"] is None
+        if row["status"] == "duplicate":
+            assert row["status_reason"].startswith("same question as q")
+        if row["status"] in ("calibrated", "inserted"):
+            panel = json.loads(row["panel"])
+            assert set(panel) == {"weak", "mid", "strong", "top"}
+            assert sum(n for _, n in panel.values()) == row["n_trials"]
+            assert sum(k for k, _ in panel.values()) == row["n_correct"]
+            assert row["n_trials"] == lineage["cost"]["panel_trials"] > 0
+            assert row["calibration"] == f"data/calibration/{BENCH}.json"
+            assert 0 <= row["z_low"] <= row["z"] <= row["z_high"] <= 1
+            child = row["question"].split("]")[0].removeprefix("[child ")
+            # the panel's success rates put the child at a known difficulty
+            se_z = lineage["se_z"]
+            assert abs(row["z"] - true_z(child)) < 4 * se_z + 0.02, (row, true_z(child))
+    inserted = bf.filter(pl.col("status") == "inserted")
+    assert inserted.height == 1 and inserted["selected"].to_list() == [True]
+    calibrated = bf.filter(pl.col("z").is_not_null())
+    best = min(calibrated.iter_rows(named=True), key=lambda r: (abs(r["z"] - 0.45), r["se"]))
+    assert inserted["candidate"][0] == best["candidate"]
+
+    metrics = json.loads((tmp_path / "metrics/fill" / f"{BENCH}.json").read_text())
+    m = metrics["methods"]["benchfill"]
+    assert metrics["source"] == "collected" and metrics["panel_size"] == 4
+    assert m["rewriter_calls"] == 12
+    assert m["panel_trials"] == int(bf["n_trials"].sum())
+    assert m["tokens"]["total"] > 0
+    assert metrics["run"]["requests"] == 12 + m["panel_trials"]
+    oracle = cands.filter(pl.col("method") == "oracle")
+    assert oracle["z"].to_list() == [pytest.approx(0.45)] and oracle["parent"].to_list() == [None]
+    assert (tmp_path / "plots/fill" / f"{BENCH}.png").stat().st_size > 0
+
+
+def _committed_server_keys(cache: Path) -> set[str]:
+    con = sqlite3.connect(cache)
+    try:
+        rows = con.execute("SELECT request FROM completions").fetchall()
+    finally:
+        con.close()
+    keys = set()
+    for (text,) in rows:
+        req = json.loads(text)
+        body = {
+            "model": req["model_id"],
+            "messages": [{"role": r, "content": c} for r, c in req["messages"]],
+        }
+        keys.add(request_key(body, req["sample"]))
+    return keys
+
+
+_SEARCH = {
+    "insertions": 2,
+    "rounds": 2,
+    "parents": 2,
+    "children": 2,
+    "tolerance": 0.0,  # never on target: every round of every insertion runs
+    "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 6, "se_accept": 0.01},
+}
+
+
+def _journal_rounds(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    return [ln for ln in path.read_text().splitlines(keepends=True) if '"kind": "round"' in ln]
+
+
+def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
+    # reference: an uninterrupted run (in-process) against its own server
+    ref_dir, run_dir = tmp_path / "ref", tmp_path / "run"
+    ref_dir.mkdir()
+    run_dir.mkdir()
+    for root in (ref_dir, run_dir):
+        write_project(root, fill=_SEARCH)
+    with FakeOpenAIServer(answer, api_key=API_KEY) as ref_server, monkeypatch.context() as mp:
+        for k, v in _env(ref_server).items():
+            mp.setenv(k, v)
+        mp.chdir(ref_dir)
+        fill.run(load_params("params.yaml"), BENCH)
+    journal = run_dir / "data/fill" / BENCH / "journal.jsonl"
+    total_rounds = len(_journal_rounds(ref_dir / "data/fill" / BENCH / "journal.jsonl"))
+    assert total_rounds >= 8  # 2 insertions x 2 rounds (BenchFill) + baseline rounds
+
+    with FakeOpenAIServer(answer, api_key=API_KEY, latency_s=0.005) as server:
+        env = {**os.environ, **_env(server), "PYTHONPATH": str(REPO)}
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _RUN],
+            cwd=run_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while len(_journal_rounds(journal)) < 3 and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.005)
+        time.sleep(0.05)  # into the next round
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = _journal_rounds(journal)
+        assert 3 <= len(before) < total_rounds, "killed too late to test a resume"
+        committed = _committed_server_keys(run_dir / ".llm-cache/completions.sqlite")
+        assert committed
+        answered_before = server.snapshot().answered
+
+        done = subprocess.run(
+            [sys.executable, "-c", _RUN], cwd=run_dir, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert "(resumed)" in done.stdout
+        answered = server.snapshot().answered
+    # no call whose answer was committed before the kill was asked again
+    again = [k for k in committed if answered[k] > 1]
+    assert not again, f"{len(again)} committed calls were repeated"
+    # the rerun asked only for what was missing
+    assert sum(answered.values()) - sum(answered_before.values()) > 0
+    # finished rounds are kept, not redone (same lines, in order), and none is duplicated
+    after = _journal_rounds(journal)
+    assert after[: len(before)] == before
+    keys = [tuple(json.loads(x)[k] for k in ("method", "insertion", "round")) for x in after]
+    assert len(keys) == len(set(keys)) == total_rounds
+    # and the result is the uninterrupted run's
+    a = pl.read_parquet(ref_dir / "data/fill" / BENCH / "candidates.parquet")
+    b = pl.read_parquet(run_dir / "data/fill" / BENCH / "candidates.parquet")
+    assert a.equals(b)
+    metrics = json.loads((run_dir / "metrics/fill" / f"{BENCH}.json").read_text())
+    assert metrics["run"]["resumed"] is True

@@ -1,0 +1,293 @@
+"""Targets, the oracle's closed form, memory and journal, duplicates, parsing, settings."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from curation.errors import ConfigError
+from curation.fill import (
+    AdaptiveRule,
+    fill_settings,
+    next_target,
+    oracle_insertions,
+    top_k_reduction,
+)
+from curation.fill._annotate import decide
+from curation.fill._journal import Journal
+from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
+from curation.fill._parse import ParseFailure, Rewrite, parse_rewrite
+from curation.fill._simulate import header, latent_of, strip_header
+from curation.fill._targets import gap_containing
+from curation.fill._validity import DuplicateIndex, gradable_problem
+
+# ---- targets and the oracle ----------------------------------------------------------------
+
+
+def test_largest_gap_midpoint_and_recompute():
+    z = [0.1, 0.5, 0.6]
+    t = next_target(z, 0, mode="largest", z_start=z, insertions=3)
+    assert t.z == pytest.approx(0.3) and (t.gap.z_left, t.gap.z_right) == (0.1, 0.5)
+    t2 = next_target([*z, 0.3], 1, mode="largest", z_start=z, insertions=3)
+    assert t2.z == pytest.approx(0.8)  # [0.6, 1.0] is now the widest
+
+
+def test_top_k_and_explicit_targets():
+    z = [0.1, 0.5, 0.6]
+    plan = [next_target(z, i, mode="top_k", z_start=z, insertions=3).z for i in range(3)]
+    assert plan == pytest.approx([0.3, 0.8, 0.05])  # fixed at the start, ties by z_left
+    t = next_target(z, 1, mode=(0.55, 0.7), z_start=z, insertions=3)
+    assert t.z == 0.7 and (t.gap.z_left, t.gap.z_right) == (0.6, 1.0)
+    assert gap_containing(z, 0.05).z_left == 0.0
+
+
+def test_oracle_top3_reduction_matches_closed_form():
+    # z = 1/8, 5/8, 3/4 (exact in binary, so ties are real ties): gaps 1/8 | 1/2 | 1/8 | 1/4,
+    # Top-3 = 1/2 + 1/4 + 1/8 = 7/8. Midpoint insertions: 3/8 (halves the 1/2 gap), then the
+    # widest 1/4-gap with the smallest left end, [1/8, 3/8] -> 1/4, then [3/8, 5/8] -> 1/2.
+    # Items 1/8 .. 6/8 leave six gaps of 1/8 and [3/4, 1]: Top-3 = 1/4 + 1/8 + 1/8 = 1/2,
+    # a reduction of (7/8 - 1/2) / (7/8) = 3/7 = 42.857...%.
+    z = np.array([0.125, 0.625, 0.75])
+    targets = oracle_insertions(z, insertions=3)
+    assert [t.z for t in targets] == [0.375, 0.25, 0.5]
+    after = np.concatenate([z, [t.z for t in targets]])
+    assert top_k_reduction(z, after, 3) == pytest.approx(100 * 3 / 7)
+    # general closed form: k midpoint insertions into one gap of width w among small ones
+    # halve it, then its halves: w -> w/2, w/2 -> w/2, w/4, w/4 ...
+    w = 0.6
+    z2 = np.array([0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.8])
+    t2 = oracle_insertions(z2, insertions=1)
+    after2 = np.append(z2, t2[0].z)
+    assert top_k_reduction(z2, after2, 3) == pytest.approx(
+        100 * ((w + 0.2 + 0.02) - (w / 2 + w / 2 + 0.2)) / (w + 0.2 + 0.02)
+    )
+
+
+# ---- memory and journal ------------------------------------------------------------------
+
+
+def _entry(item: str, z: float, **kw) -> MemoryEntry:
+    return MemoryEntry(
+        item=item,
+        question=f"What is {item}?",
+        answer="1",
+        answer_type="numeric",
+        choices=None,
+        b=z,
+        se=kw.pop("se", 0.1),
+        z=z,
+        z_low=None,
+        z_high=None,
+        origin="benchmark",
+        **kw,
+    )
+
+
+def test_memory_parents_and_balanced_references():
+    m = Memory([_entry(f"i{k}", z) for k, z in enumerate([0.1, 0.2, 0.3, 0.6, 0.7, 0.9])])
+    assert sorted(e.item for e in m.closest(0.45, 2)) == ["i2", "i3"]  # 0.3 and 0.6
+    refs = m.references(0.45, 4)
+    assert [e.z for e in refs] == [0.2, 0.3, 0.6, 0.7]
+    # at an end of the axis the other side fills in
+    assert [e.z for e in m.references(0.05, 3)] == [0.1, 0.2, 0.3]
+    assert [e.item for e in m.references(0.45, 2, exclude={"i2"})] == ["i1", "i3"]
+    with pytest.raises(ValueError, match="already"):
+        m.add(_entry("i0", 0.5))
+
+
+def _record(cid: str, z: float) -> dict:
+    return {
+        "candidate": cid,
+        "question": f"[child {cid}] What is 2 + 2?",
+        "answer": "4",
+        "answer_type": "numeric",
+        "b": z,
+        "se": 0.2,
+        "z": z,
+        "z_low": z - 0.1,
+        "z_high": z + 0.1,
+        "method": "benchfill",
+        "parent": "i1",
+        "round": 1,
+        "source": "collected",
+        "status": "calibrated",
+        "lineage": json.dumps({"parents": ["i1"], "insertion": 0}),
+    }
+
+
+def test_journal_round_trip_torn_tail_and_fingerprint(tmp_path):
+    path = tmp_path / "journal.jsonl"
+    j = Journal(path, "fp1")
+    assert not j.resumed and not j.restarted
+    recs = [_record("c1", 0.4), _record("c2", 0.5)]
+    j.record_round("benchfill", 0, 1, target_z=0.45, candidates=recs)
+    j.record_insertion("benchfill", 0, target_z=0.45, selected="c1", rounds=1)
+    with open(path, "a") as fh:  # a write cut short by kill -9
+        fh.write('{"kind": "round", "method": "benchfill", "insertion": 0, "rou')
+    j2 = Journal(path, "fp1")
+    assert j2.resumed and j2.round("benchfill", 0, 1)["candidates"] == recs
+    assert j2.insertion("benchfill", 0)["selected"] == "c1"
+    assert path.read_text().endswith("}\n")  # torn tail cut off
+    memory = Memory([entry_from_candidate(r) for r in j2.round("benchfill", 0, 1)["candidates"]])
+    assert [e.item for e in memory] == ["c1", "c2"] and memory["c1"].chain == ["i1", "c1"]
+    frame = memory.to_frame("toy", "cal.json")
+    assert frame["item"].to_list() == ["c1", "c2"] and frame["origin"].unique().to_list() == [
+        "candidate"
+    ]
+    j3 = Journal(path, "fp2")  # params changed: start afresh, keep the old one aside
+    assert j3.restarted and j3.round("benchfill", 0, 1) is None
+    assert (tmp_path / "journal.jsonl.stale").is_file()
+
+
+# ---- validity -------------------------------------------------------------------------------
+
+
+def test_duplicates_need_same_answer_and_numbers():
+    idx = DuplicateIndex(0.9)
+    q = "Tom has 3 apples and buys 4 more at the market today. How many apples does he have?"
+    idx.add("q1", q, "7", "numeric")
+    assert idx.find(q.upper() + "  ", "7", "numeric").reason() == "same question as q1"
+    para = q.replace("at the market today", "at the market this morning")
+    assert idx.find(para, "7.0", "numeric").item == "q1"  # paraphrase, same numbers/answer
+    assert idx.find(para, "8", "numeric") is None  # different answer
+    assert idx.find(q.replace("4 more", "5 more"), "8", "numeric") is None  # one constant
+    assert idx.find(q.replace("4 more", "5 more"), "7", "numeric") is None  # numbers differ
+    sim = f"{header('q1', -1.25)} {q}"
+    assert idx.find(sim, "7", "numeric") is None  # a simulated child states its own b
+    assert latent_of(sim) == -1.25 and strip_header(sim) == q
+    assert idx.find("Something else entirely, with 3 and 4?", "7", "numeric") is None
+
+
+def test_gradable_problems():
+    assert gradable_problem("42", "numeric", None) is None
+    assert "not a number" in gradable_problem("forty-two", "numeric", None)
+    assert gradable_problem("", "exact", None) == "no reference answer"
+    assert "sandbox" in gradable_problem("print(1)", "code", None)
+    assert "judge" in gradable_problem("anything", "free", None)
+    assert "options" in gradable_problem("B", "choice", None)
+    assert gradable_problem("B", "choice", ("x", "y", "z")) is None
+    assert "not one of" in gradable_problem("E", "choice", ("x", "y"))
+
+
+# ---- parsing ------------------------------------------------------------------------------
+
+GOOD = {"question": "What is 2 + 3?", "answer": "5", "answer_type": "numeric", "change": "c"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(GOOD),
+        "Here is the rewrite:\n```json\n" + json.dumps(GOOD) + "\n```\nDone.",
+        "<think>maybe {not json} here</think>" + json.dumps(GOOD),
+        "Sure! " + json.dumps(GOOD) + " Let me know.",
+        json.dumps({**GOOD, "answer": 5}),
+        json.dumps({k: v for k, v in GOOD.items() if k != "answer_type"}),
+    ],
+)
+def test_parse_rewrite_accepts_wrapped_json(text):
+    out = parse_rewrite(text, answer_type="numeric")
+    assert out == Rewrite("What is 2 + 3?", "5", "numeric", "c")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "empty output"),
+        ("I cannot do this.", "no JSON object"),
+        ('{"question": "What is', "no JSON object"),
+        (json.dumps({"answer": "5"}), "no non-empty 'question'"),
+        (json.dumps({"question": "Q?"}), "no 'answer'"),
+        (json.dumps({"question": "Q?", "answer": ""}), "'answer' is not"),
+        (json.dumps({"question": "Q?", "answer": True}), "'answer' is not"),
+        (json.dumps({"question": "Q?", "answer": "1", "answer_type": "essay"}), "'answer_type'"),
+        (json.dumps({"question": "Q?", "answer": "1", "choices": "A, B"}), "'choices'"),
+    ],
+)
+def test_parse_rewrite_failures_say_why(text, reason):
+    out = parse_rewrite(text, answer_type="numeric")
+    assert isinstance(out, ParseFailure) and reason in out.reason
+
+
+def test_parse_rewrite_cut_off_output():
+    out = parse_rewrite('{"question": "a long', answer_type="numeric", finish_reason="length")
+    assert isinstance(out, ParseFailure) and "max_tokens" in out.reason
+
+
+# ---- the stopping rule ----------------------------------------------------------------------
+
+
+def test_decide_rule():
+    rule = AdaptiveRule(se_accept=0.03, reject_k=2.0, max_trials=32)
+    kw = dict(target_z=0.5, tolerance=0.01, rule=rule, bound=None)
+    assert decide(z=0.8, se_z=0.1, lo=0.6, hi=1.0, trials_per_model=2, **kw) == "off-target"
+    assert decide(z=0.55, se_z=0.05, lo=0.45, hi=0.65, trials_per_model=2, **kw) is None
+    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=8, **kw) == "accepted"
+    assert decide(z=0.52, se_z=0.02, lo=0.48, hi=0.56, trials_per_model=8, **kw) == "measured"
+    assert decide(z=0.52, se_z=0.05, lo=0.42, hi=0.62, trials_per_model=32, **kw) == "budget"
+    bounded = {**kw, "bound": "all-solved"}
+    assert decide(z=0.5, se_z=0.01, lo=0.0, hi=0.6, trials_per_model=8, **bounded) is None
+    fixed = {**kw, "rule": AdaptiveRule(enabled=False, max_trials=32)}
+    assert decide(z=0.9, se_z=0.01, lo=0.88, hi=0.92, trials_per_model=8, **fixed) is None
+    assert decide(z=0.505, se_z=0.01, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "accepted"
+
+
+# ---- settings -------------------------------------------------------------------------------
+
+
+def test_settings_defaults_and_errors():
+    s = fill_settings({})
+    assert (s.backend, s.insertions, s.targets, s.rounds, s.parents, s.children) == (
+        "simulate",
+        3,
+        "largest",
+        8,
+        4,
+        4,
+    )
+    assert s.rewriter.temperature == 1.0 and s.references == 16
+    assert s.fixed_budget(12) == 8 * 16 * 12 * 32
+    assert fill_settings({"collect": {"backend": "openai"}}).backend == "openai"
+    assert fill_settings({"fill": {"targets": [0.2, 0.7]}}).targets == (0.2, 0.7)
+    for bad, where in [
+        ({"tagets": "largest"}, "fill.tagets"),
+        ({"targets": "widest"}, "fill.targets"),
+        ({"targets": [1.5]}, "fill.targets[0]"),
+        ({"rounds": 0}, "fill.rounds"),
+        ({"adaptive": {"se": 0.1}}, "fill.adaptive.se"),
+        ({"rewriter": {"temperature": -1}}, "fill.rewriter.temperature"),
+        ({"backend": "local"}, "fill.backend"),
+        ({"judge": 3}, "fill.judge"),
+    ]:
+        with pytest.raises(ConfigError, match=where.replace("[", r"\[").replace("]", r"\]")):
+            fill_settings({"fill": bad})
+
+
+# ---- the calibrating panel ------------------------------------------------------------------
+
+
+def test_panel_must_be_calibrated_models():
+    from curation.fill import select_panel
+    from curation.irt import Calibration
+    from curation.llm import PanelModel
+
+    cal = Calibration(
+        model="1pl",
+        abilities={"a": -1.0, "b": 0.5, "c": 1.0},
+        scale={"method": "panel", "theta_min": -1.0, "theta_max": 1.0},
+        panel=("a", "b", "c"),
+    )
+    sim = select_panel(fill_settings({}), cal, None, benchmark="toy")
+    assert [(m.name, m.ability) for m in sim] == [("a", -1.0), ("b", 0.5), ("c", 1.0)]
+    sub = select_panel(fill_settings({"fill": {"panel": ["a", "c"]}}), cal, None, benchmark="t")
+    assert [m.name for m in sub] == ["a", "c"]
+    with pytest.raises(ConfigError, match=r"\['x'\] not in the calibration"):
+        select_panel(fill_settings({"fill": {"panel": ["a", "x"]}}), cal, None, benchmark="t")
+    real = fill_settings({"fill": {"backend": "openai"}})
+    configured = [PanelModel(name=n, model_id=n) for n in ("a", "c", "smollm")]
+    assert [m.name for m in select_panel(real, cal, configured, benchmark="t")] == ["a", "c"]
+    others = [PanelModel(name=n, model_id=n) for n in ("smollm", "qwen")]
+    with pytest.raises(ConfigError, match="collect.enabled: true"):
+        select_panel(real, cal, others, benchmark="t")
