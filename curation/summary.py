@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from curation.params import benchmark_names
-from curation.stages._paths import GAPS_METRICS, check_metrics_path, irt_metrics_path
+from curation.stages._paths import (
+    GAPS_METRICS,
+    check_metrics_path,
+    fill_metrics_path,
+    irt_metrics_path,
+)
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -136,6 +141,48 @@ def gaps_table(names: list[str]) -> str:
     return _table(rows)
 
 
+def fill_table(names: list[str]) -> str:
+    header = (
+        "benchmark",
+        "source",
+        "inserted",
+        "Top-3 before",
+        "BenchFill",
+        "baseline",
+        "oracle",
+        "target dev",
+        "trials/item",
+        "of fixed",
+    )
+    rows = [header]
+    for name in names:
+        m = _load(fill_metrics_path(name))
+        if m is None:
+            rows.append(_missing(name, header))
+            continue
+        meth = m["methods"]
+        bf = meth["benchfill"]
+
+        def red(method: str, methods: dict[str, Any] = meth) -> str:
+            return f"{-methods[method]['top_3_reduction_pct']:.1f}%" if method in methods else "-"
+
+        rows.append(
+            (
+                name,
+                m["source"],
+                f"{bf['n_inserted']}/{m['insertions']}",
+                f"{m['top_3_before']:.3f}",
+                red("benchfill"),
+                red("baseline"),
+                red("oracle"),
+                f"{bf['target_dev']:.4f}",
+                f"{bf['trials_per_insertion']:,.0f}",
+                f"{bf['trials_vs_fixed']:.1%}",
+            )
+        )
+    return _table(rows)
+
+
 def print_summary(params: dict[str, Any]) -> int:
     names = benchmark_names(params)
     print("Response-matrix checks (metrics/check/, reports/check/):")
@@ -144,4 +191,8 @@ def print_summary(params: dict[str, Any]) -> int:
     print(irt_table(names))
     print("\nDifficulty distribution and gaps (metrics/gaps.json; read reports/gaps.md first):")
     print(gaps_table(names))
+    print(
+        "\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline backend):"
+    )
+    print(fill_table(names))
     return 0
