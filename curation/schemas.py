@@ -50,16 +50,30 @@ def field_names(name: str) -> list[str]:
     return list(load_schema(name)["properties"])
 
 
-def _polars_type(prop: Mapping[str, Any]) -> pl.DataType:
+def json_kind(prop: Mapping[str, Any]) -> str:
+    """The one JSON type a property holds (null aside): enums and JSON text are strings.
+
+    Shared by every mapping from schemas to column types (polars here, Hugging Face
+    ``Features`` in curation.publish), so they cannot drift apart.
+    """
     if "enum" in prop:
-        return pl.String()
+        return "string"
     types = prop.get("type", "string")
     types = [types] if isinstance(types, str) else [t for t in types if t != "null"]
     if len(types) != 1:
         raise ValueError(f"cannot map JSON Schema type {prop.get('type')!r} to one column type")
-    kind = types[0]
+    return types[0]
+
+
+def array_items(prop: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Schema of an array property's elements (strings when unspecified)."""
+    return prop.get("items", {"type": "string"})
+
+
+def _polars_type(prop: Mapping[str, Any]) -> pl.DataType:
+    kind = json_kind(prop)
     if kind == "array":
-        return pl.List(_polars_type(prop.get("items", {"type": "string"})))
+        return pl.List(_polars_type(array_items(prop)))
     return {
         "string": pl.String(),
         "integer": pl.Int64(),

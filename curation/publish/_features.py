@@ -7,21 +7,15 @@ from typing import Any
 
 import datasets
 
-from curation.schemas import load_schema
+from curation.schemas import array_items, json_kind, load_schema
 
 PUBLISHED = "published_item"
 
 
 def _feature(prop: Mapping[str, Any]) -> Any:
-    if "enum" in prop:
-        return datasets.Value("string")
-    types = prop.get("type", "string")
-    types = [types] if isinstance(types, str) else [t for t in types if t != "null"]
-    if len(types) != 1:
-        raise ValueError(f"cannot map JSON Schema type {prop.get('type')!r} to one feature")
-    kind = types[0]
+    kind = json_kind(prop)
     if kind == "array":
-        return datasets.List(_feature(prop.get("items", {"type": "string"})))
+        return datasets.List(_feature(array_items(prop)))
     return datasets.Value(
         {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}[kind]
     )
