@@ -1,4 +1,4 @@
-"""The `curate` command: one small function per subcommand.
+"""The `curate` command: one small function per subcommand (stages from one table).
 
 Every stage subcommand runs the same code as its DVC stage (``pipelines/<stage>.py``),
 for one benchmark (``--benchmark``) or for every benchmark in params.yaml.
@@ -33,8 +33,32 @@ def _run_per_benchmark(args: argparse.Namespace, module: str) -> int:
     return 0
 
 
-def _cmd_ingest(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "ingest")
+def _run_joint(args: argparse.Namespace, module: str) -> int:
+    print(_stage(module)(load_params(args.params), params_file=args.params), flush=True)
+    return 0
+
+
+# Stage subcommands, in pipeline order: name -> (module in curation.stages, per benchmark?, help)
+STAGE_COMMANDS: dict[str, tuple[str, bool, str]] = {
+    "ingest": ("ingest", True, "read raw benchmark items into data/items/<b>.parquet"),
+    "collect": ("collect", True, "responses from the panel if collect.enabled, else imported"),
+    "check": ("check", True, "response-matrix diagnostics: informativeness, reversals"),
+    "annotate": ("annotate", True, "fit IRT difficulties: data/difficulty/<b>.parquet"),
+    "gaps": ("gaps", False, "DDM, coverage gaps, certificates, blind intervals, report"),
+    "mirt": ("mirt", False, "multidimensional IRT over all benchmarks: dimensions, flips"),
+    "fill": ("fill", True, "BenchFill: fill the largest difficulty gaps (+ baseline, oracle)"),
+    "judge": ("judge", True, "LLM judge verdicts on calibrated candidates"),
+    "subsets": ("subsets", True, "calibrated subsets by quantile matching: data/subsets/<b>/"),
+    "build": ("build", True, "versioned HF dataset with card: dist/<b>/<version>/"),
+}
+
+
+def _add_stage_command(sub: Any, name: str) -> None:
+    module, per_benchmark, help_text = STAGE_COMMANDS[name]
+    p = sub.add_parser(name, help=help_text)
+    _add_common(p, benchmarks=per_benchmark)
+    runner = _run_per_benchmark if per_benchmark else _run_joint
+    p.set_defaults(func=lambda args: runner(args, module))
 
 
 def _cmd_responses_import(args: argparse.Namespace) -> int:
@@ -72,49 +96,10 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_collect(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "collect")
-
-
-def _cmd_check(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "check")
-
-
-def _cmd_annotate(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "annotate")
-
-
-def _cmd_gaps(args: argparse.Namespace) -> int:
-    params = load_params(args.params)
-    print(_stage("gaps")(params, params_file=args.params), flush=True)
-    return 0
-
-
-def _cmd_fill(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "fill")
-
-
-def _cmd_judge(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "judge")
-
-
-def _cmd_subsets(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "subsets")
-
-
-def _cmd_build(args: argparse.Namespace) -> int:
-    return _run_per_benchmark(args, "build")
-
-
 def _cmd_publish(args: argparse.Namespace) -> int:
     from curation.publish._cli import run_publish_command
 
     return int(run_publish_command(args) or 0)
-
-
-def _cmd_mirt(args: argparse.Namespace) -> int:
-    print(_stage("mirt")(load_params(args.params), params_file=args.params), flush=True)
-    return 0
 
 
 def _cmd_progress_test(args: argparse.Namespace) -> int:
@@ -177,9 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("ingest", help="read raw benchmark items into data/items/<b>.parquet")
-    _add_common(p)
-    p.set_defaults(func=_cmd_ingest)
+    _add_stage_command(sub, "ingest")
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
@@ -198,47 +181,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
     q.set_defaults(func=_cmd_responses_import)
 
-    p = sub.add_parser("collect", help="responses from the panel if collect.enabled, else imported")
-    _add_common(p)
-    p.set_defaults(func=_cmd_collect)
-
-    p = sub.add_parser("check", help="response-matrix diagnostics: informativeness, reversals")
-    _add_common(p)
-    p.set_defaults(func=_cmd_check)
-
-    p = sub.add_parser("annotate", help="fit IRT difficulties: data/difficulty/<b>.parquet")
-    _add_common(p)
-    p.set_defaults(func=_cmd_annotate)
-
-    p = sub.add_parser("gaps", help="DDM, coverage gaps, certificates, blind intervals, report")
-    _add_common(p, benchmarks=False)
-    p.set_defaults(func=_cmd_gaps)
-
-    p = sub.add_parser("mirt", help="multidimensional IRT over all benchmarks: dimensions, flips")
-    _add_common(p, benchmarks=False)
-    p.set_defaults(func=_cmd_mirt)
-
-    p = sub.add_parser(
-        "fill", help="BenchFill: fill the largest difficulty gaps (+ baseline, oracle)"
-    )
-    _add_common(p)
-    p.set_defaults(func=_cmd_fill)
-
-    p = sub.add_parser("judge", help="LLM judge verdicts on calibrated candidates")
-    _add_common(p)
-    p.set_defaults(func=_cmd_judge)
+    for name in ("collect", "check", "annotate", "gaps", "mirt", "fill", "judge"):
+        _add_stage_command(sub, name)
 
     from curation.review import register as register_review
 
     register_review(sub)
 
-    p = sub.add_parser("subsets", help="calibrated subsets by quantile matching: data/subsets/<b>/")
-    _add_common(p)
-    p.set_defaults(func=_cmd_subsets)
-
-    p = sub.add_parser("build", help="versioned HF dataset with card: dist/<b>/<version>/")
-    _add_common(p)
-    p.set_defaults(func=_cmd_build)
+    for name in ("subsets", "build"):
+        _add_stage_command(sub, name)
 
     from curation.publish._cli import add_publish_arguments
 
