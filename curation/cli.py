@@ -46,7 +46,7 @@ STAGE_COMMANDS: dict[str, tuple[str, bool, str]] = {
     "annotate": ("annotate", True, "fit IRT difficulties: data/difficulty/<b>.parquet"),
     "gaps": ("gaps", False, "DDM, coverage gaps, certificates, blind intervals, report"),
     "mirt": ("mirt", False, "multidimensional IRT over all benchmarks: dimensions, flips"),
-    "fill": ("fill", True, "BenchFill: fill the largest difficulty gaps (+ baseline, oracle)"),
+    "fill": ("fill", True, "BenchFill: fill the largest gaps (+ baseline, oracle)"),
     "judge": ("judge", True, "LLM judge verdicts on calibrated candidates"),
     "subsets": ("subsets", True, "calibrated subsets by quantile matching: data/subsets/<b>/"),
     "build": ("build", True, "versioned HF dataset with card: dist/<b>/<version>/"),

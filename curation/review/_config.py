@@ -20,8 +20,13 @@ class ReviewConfig:
 
     db: Path = Path("data/review/queue.sqlite")
     """The SQLite queue (WAL). Local working state; the exported files are the record."""
-    candidates: tuple[Path, ...] = (Path("data/candidates.parquet"),)
-    """Candidate tables (candidate schema) that ``curate review seed`` reads by default."""
+    candidates: tuple[Path, ...] = (
+        Path("data/candidates.parquet"),
+        Path("data/review/recalibrated/{benchmark}.parquet"),
+    )
+    """Candidate tables (candidate schema) that ``curate review seed`` reads by default;
+    ``{benchmark}`` expands over params' benchmarks and missing files are skipped. The
+    recalibrated edits come last, so an edited item returns as a pending version."""
     items: str = "data/items/{benchmark}.parquet"
     """Where the parents (original items) of a benchmark are, for the side-by-side view."""
     seed_statuses: tuple[str, ...] = ("inserted", "calibrated", "judge-rejected")
@@ -34,6 +39,8 @@ class ReviewConfig:
     """Exported reviewed items with z (schema ``accepted_item``) that the build reads."""
     edited: str = "data/review/edited/{benchmark}.parquet"
     """Exported edited items waiting for calibration (schema ``item``, origin edited)."""
+    recalibrated: str = "data/review/recalibrated/{benchmark}.parquet"
+    """Edited items measured again by ``curate review recalibrate`` (schema ``candidate``)."""
     host: str = "127.0.0.1"
     port: int = 8765
 
@@ -42,6 +49,9 @@ class ReviewConfig:
 
     def edited_path(self, benchmark: str) -> Path:
         return Path(self.edited.format(benchmark=benchmark))
+
+    def recalibrated_path(self, benchmark: str) -> Path:
+        return Path(self.recalibrated.format(benchmark=benchmark))
 
     def items_path(self, benchmark: str) -> Path:
         return Path(self.items.format(benchmark=benchmark))
@@ -81,6 +91,7 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
         "decisions",
         "accepted",
         "edited",
+        "recalibrated",
         "host",
         "port",
     }
@@ -96,7 +107,7 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
             if not isinstance(section[key], str):
                 raise ConfigError(f"{where}.{key}: expected a path")
             kw[key] = Path(section[key])
-    for key in ("items", "accepted", "edited"):
+    for key in ("items", "accepted", "edited", "recalibrated"):
         if section.get(key) is not None:
             value = section[key]
             if not isinstance(value, str) or (key != "items" and "{benchmark}" not in value):

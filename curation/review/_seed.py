@@ -65,7 +65,9 @@ def seed_records(
 ) -> tuple[list[SeedRecord], int]:
     """Seed records for the candidates that go to review, and how many were filtered."""
     all_rows = [r for df in frames for r in df.iter_rows(named=True)]
-    by_key = {(r["benchmark"], r["candidate"]): r for r in all_rows}
+    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in all_rows:  # first wins: a child's parent is the text it was rewritten from,
+        by_key.setdefault((r["benchmark"], r["candidate"]), r)  # not a later reviewer edit
     cache: dict[str, tuple[dict[str, tuple[str, str | None]], str | None, str | None]] = {}
     out: list[SeedRecord] = []
     filtered = 0
