@@ -11,6 +11,9 @@
   page (FastAPI + Jinja2, htmx and KaTeX vendored); a non-local bind needs a token.
 * :func:`export` — ``decisions.jsonl`` (schema ``decision``), the reviewed items for the
   build (``accepted_item``) and edited items back to calibration (``item``).
+* :func:`recalibrate` — measure exported edited items again (BenchFill's panel and online
+  calibration, the judge) into ``data/review/recalibrated/<benchmark>.parquet``
+  (``candidate``), which ``seed`` reads by default: the item returns as pending.
 * :func:`queue_stats`, :func:`format_stats` — queue size and reviewer throughput.
 * :func:`register` — the ``curate review`` subcommands.
 """
@@ -27,6 +30,9 @@ _LAZY = {
     "export": "_export",
     "read_decisions": "_export",
     "write_decisions": "_export",
+    "RecalibrationReport": "_recalibrate",
+    "arecalibrate": "_recalibrate",
+    "recalibrate": "_recalibrate",
     "read_candidates": "_seed",
     "seed": "_seed",
     "ReviewServer": "_serve",
@@ -51,6 +57,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
+    from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
     from curation.review._serve import ReviewServer, check_bind, is_loopback, serve
     from curation.review._stats import QueueStats, ReviewerStats, format_stats, queue_stats
@@ -87,6 +94,7 @@ __all__ = [
     "ItemState",
     "ItemView",
     "QueueStats",
+    "RecalibrationReport",
     "ReviewConfig",
     "ReviewError",
     "ReviewServer",
@@ -95,6 +103,7 @@ __all__ = [
     "SeedReport",
     "Version",
     "check_bind",
+    "arecalibrate",
     "create_app",
     "export",
     "format_stats",
@@ -102,6 +111,7 @@ __all__ = [
     "queue_stats",
     "read_candidates",
     "read_decisions",
+    "recalibrate",
     "register",
     "review_config",
     "seed",

@@ -1,4 +1,4 @@
-"""`curate review seed | serve | export | stats`: thin wrappers over the library."""
+"""`curate review seed | serve | export | recalibrate | stats`: thin wrappers over the library."""
 
 from __future__ import annotations
 
@@ -94,6 +94,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_recalibrate(args: argparse.Namespace) -> int:
+    import sys
+
+    from curation.review._recalibrate import recalibrate
+
+    params, config = _context(args)
+    where = args.params if args.params is not None else "params.yaml"
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    report = recalibrate(
+        config=config,
+        params=params,
+        params_file=where,
+        benchmarks=args.benchmark,
+        force=args.force,
+        log=log,
+    )
+    print(report, flush=True)
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     from curation.review._stats import format_stats, queue_stats
     from curation.review._store import ReviewStore
@@ -115,7 +138,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``review`` and its actions to a ``curate`` subparsers object."""
     p = subparsers.add_parser(
-        "review", help="human review queue: seed, serve (web page), export, stats"
+        "review",
+        help="human review queue: seed, serve (web page), export, recalibrate, stats",
     )
     sub = p.add_subparsers(dest="review_command", metavar="ACTION", required=True)
 
@@ -151,6 +175,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     _common(q)
     q.set_defaults(func=cmd_export)
+
+    q = sub.add_parser(
+        "recalibrate",
+        help="measure exported edited items again (panel + judge); seed then returns them",
+    )
+    q.add_argument(
+        "-b",
+        "--benchmark",
+        action="append",
+        default=None,
+        help="only this benchmark (repeatable; default: every benchmark in params)",
+    )
+    q.add_argument(
+        "--force",
+        action="store_true",
+        help="recalibrate every edited item, even one already done for its edit",
+    )
+    _common(q)
+    q.set_defaults(func=cmd_recalibrate)
 
     q = sub.add_parser("stats", help="queue size by status and throughput per reviewer")
     q.add_argument("--json", action="store_true", help="print JSON")
