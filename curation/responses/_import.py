@@ -6,7 +6,7 @@ plus the protocol that produced it; see ``schemas/response.schema.json``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 import polars as pl
@@ -29,6 +29,13 @@ _RATE_TOLERANCE = 1e-6
 
 def _row_of(mask: pl.Series) -> int:
     return int(mask.arg_true()[0]) + 1
+
+
+def _reject(mask: pl.Series, *, file: str, field: str, message: Callable[[int], str]) -> None:
+    """Raise for the first row where ``mask`` holds; ``message`` gets its 0-based index."""
+    if mask.any():
+        row = _row_of(mask)
+        raise InputError(message(row - 1), file=file, record=f"row {row}", field=field)
 
 
 def _numbers(col: pl.Series, *, file: str, field: str, row_offset: int = 0) -> pl.Series:
@@ -168,46 +175,33 @@ def _long_to_cells(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Da
             field=names["n_correct"],
         )
     for series, field in ((n_trials, names["n_trials"]), (n_correct, names["n_correct"])):
-        missing = series.is_null()
-        if missing.any():
-            raise InputError(
-                "required value missing", file=file, record=f"row {_row_of(missing)}", field=field
-            )
-        frac = (series != series.round()).fill_null(False)
-        if frac.any():
-            raise InputError(
-                f"expected a whole number, got {series[_row_of(frac) - 1]}",
-                file=file,
-                record=f"row {_row_of(frac)}",
-                field=field,
-            )
-    nonpositive = n_trials < 1
-    if nonpositive.any():
-        row = _row_of(nonpositive)
-        raise InputError(
-            f"n_trials must be at least 1, got {int(n_trials[row - 1])}",
-            file=file,
-            record=f"row {row}",
-            field=names["n_trials"],
+        _reject(
+            series.is_null(), file=file, field=field, message=lambda i: "required value missing"
         )
-    negative = n_correct < 0
-    if negative.any():
-        row = _row_of(negative)
-        raise InputError(
-            f"n_correct must be at least 0, got {int(n_correct[row - 1])}",
+        _reject(
+            (series != series.round()).fill_null(False),
             file=file,
-            record=f"row {row}",
-            field=names["n_correct"],
+            field=field,
+            message=lambda i, s=series: f"expected a whole number, got {s[i]}",
         )
-    over = n_correct > n_trials
-    if over.any():
-        row = _row_of(over)
-        raise InputError(
-            f"n_correct ({int(n_correct[row - 1])}) exceeds n_trials ({int(n_trials[row - 1])})",
-            file=file,
-            record=f"row {row}",
-            field=names["n_correct"],
-        )
+    _reject(
+        n_trials < 1,
+        file=file,
+        field=names["n_trials"],
+        message=lambda i: f"n_trials must be at least 1, got {int(n_trials[i])}",
+    )
+    _reject(
+        n_correct < 0,
+        file=file,
+        field=names["n_correct"],
+        message=lambda i: f"n_correct must be at least 0, got {int(n_correct[i])}",
+    )
+    _reject(
+        n_correct > n_trials,
+        file=file,
+        field=names["n_correct"],
+        message=lambda i: f"n_correct ({int(n_correct[i])}) exceeds n_trials ({int(n_trials[i])})",
+    )
     cells = pl.DataFrame(
         {**cols, "n_trials": n_trials.cast(pl.Int64), "n_correct": n_correct.cast(pl.Int64)}
     )
