@@ -154,7 +154,16 @@ def _blocks(
     if has_post:
         levels = {m.posterior.ddm.level for m in measures if m.posterior is not None}
         lv = ", ".join(f"{lv:.0%}" for lv in sorted(levels))
-        note += f" Brackets: {lv} posterior intervals over the IRT draws of z."
+        sources = {m.extra.get("draws_source", "posterior") for m in measures if m.posterior}
+        if sources == {"posterior"}:
+            note += f" Brackets: {lv} posterior intervals over the IRT draws of z."
+        else:
+            note += (
+                f" Brackets: {lv} intervals over the IRT draws of z; for MAP fits these are "
+                "Laplace draws (independent normal draws of each b around the mode), which "
+                "fill gaps with noise, so gap intervals can sit below the point value. A NUTS "
+                "fit (`annotate.method: nuts`) gives posterior intervals."
+            )
     blocks.append(_Para(note))
 
     blocks.append(_Heading(2, "Flagged benchmarks"))

@@ -8,6 +8,7 @@ reports/gaps.md and .html, plots/gaps/<b>-{ecdf,strip}.png and plots/gaps-data/e
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,14 +86,15 @@ def _model_scores(benchmark: str) -> dict[str, float]:
     return dict(scores.iter_rows())
 
 
-def _z_draws(benchmark: str, items: list[str]) -> np.ndarray | None:
+def _z_draws(benchmark: str, items: list[str]) -> tuple[np.ndarray | None, str | None]:
+    """Draws of z aligned with ``items`` and what they are (posterior or laplace)."""
     path = draws_path(benchmark)
     if not path.is_file():
-        return None
+        return None, None
     with np.load(path) as data:
         if list(data["items"]) != items:
-            return None
-        return np.asarray(data["z"])
+            return None, None
+        return np.asarray(data["z"]), str(data["source"])
 
 
 def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
@@ -110,6 +112,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     th = cfg["thresholds"]
     measures = []
     for b in names:
+        z_draws, draws_source = _z_draws(b, tables[b]["item"].to_list())
         m = measure_benchmark(
             z_by[b],
             name=b,
@@ -117,7 +120,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             model_scores=_model_scores(b),
             lipschitz=float(cfg["lipschitz"]),
             width=float(cfg["blind_width"]),
-            z_draws=_z_draws(b, tables[b]["item"].to_list()),
+            z_draws=z_draws,
             level=float(cfg["level"]),
             k_gaps=int(cfg["k_gaps"]),
             n_pairs=int(cfg["n_pairs"]),
@@ -125,6 +128,8 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             max_gap_threshold=float(th["max_gap"]),
             top5_threshold=float(th["top_5_sum"]),
         )
+        if draws_source is not None:
+            m = replace(m, extra={**m.extra, "draws_source": draws_source})
         measures.append(m)
         plot_ecdf(z_by[b], gaps_plot_path(b, "ecdf"), target=targets[0], name=b)
         plot_gap_strip(z_by[b], gaps_plot_path(b, "strip"), k=int(cfg["k_gaps"]), name=b)

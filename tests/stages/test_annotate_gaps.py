@@ -86,6 +86,7 @@ def test_gaps_metrics_match_the_measure_library(ran):
     assert metrics["posterior"]["n_draws"] == 200
     report = (root / "reports" / "gaps.md").read_text()
     assert "sim" in report and "Rank certificates" in report
+    assert "Laplace draws" in report, "MAP intervals are not called posterior intervals"
     html = (root / "reports" / "gaps.html").read_text()
     assert "<script" not in html and "http" not in html.split("<body>")[1]
     assert (root / "plots" / "gaps" / "sim-ecdf.png").stat().st_size > 5000
