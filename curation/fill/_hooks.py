@@ -28,13 +28,13 @@ class Verdict:
     """A judge's structured verdict on one candidate (the ``judge_*`` candidate columns)."""
 
     correct: bool | None
-    """Is the candidate's reference answer correct? None = not decided."""
+    """Is the candidate's reference answer correct? None = could not be decided."""
     well_posed: bool | None
-    """Is the question well-posed? None = not decided."""
+    """Is the question well-posed (one intended answer, nothing missing or contradictory)?"""
     format_kept: bool | None
-    """Does it keep its parent's format? None = not decided."""
+    """Does it keep its parent's format (answer type, form of the answer, kind of question)?"""
     reason: str
-    """One paragraph a reviewer can read."""
+    """One paragraph a reviewer can read; starts with ``[simulated]`` for the simulation."""
     model: str
     """Judge model name, or ``simulated``."""
 

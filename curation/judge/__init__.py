@@ -20,6 +20,7 @@ Typical use (the ``judge`` stage does the same in bulk with ``assess_many``)::
         if not verdict.passed: ...
 """
 
+from curation.fill._hooks import Judge, Verdict
 from curation.judge._config import (
     JUDGED_STATUSES,
     RESPONSE_FORMATS,
@@ -36,7 +37,7 @@ from curation.judge._judge import (
 )
 from curation.judge._prompts import Prompts, load_prompts
 from curation.judge._simulate import SimulatedJudgeBackend
-from curation.judge._types import UNPARSEABLE, Assessment, Judge, Verdict, categorize
+from curation.judge._types import UNPARSEABLE, Assessment, categorize
 
 __all__ = [
     "JUDGED_STATUSES",

@@ -1,49 +1,21 @@
 """What the judge returns: a verdict per candidate, and the details behind it.
 
-``Verdict`` and ``Judge`` are the interface BenchFill's validity hook calls
-(``curation/fill/_hooks.py`` declares the same shapes structurally); everything else
+``Verdict`` and ``Judge`` are the interface BenchFill's validity hook calls (defined in
+``curation/fill/_hooks.py`` and re-exported here); everything else
 in this package is how one particular judge, :class:`~curation.judge.LLMJudge`,
 arrives at a verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+
+# The interface BenchFill's validity hook calls is defined once, in curation.fill._hooks;
+# the judge implements it.
+from curation.fill._hooks import Verdict
 
 UNPARSEABLE = "unparseable judge output"
 """The reason of a verdict whose judge never returned schema-valid JSON (after one repair)."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The judge's structured verdict on one candidate (the ``judge_*`` candidate columns)."""
-
-    correct: bool | None
-    """Is the candidate's reference answer correct? None = could not be decided."""
-    well_posed: bool | None
-    """Is the question well-posed (one intended answer, nothing missing or contradictory)?"""
-    format_kept: bool | None
-    """Does it keep its parent's format (answer type, form of the answer, kind of question)?"""
-    reason: str
-    """One paragraph a reviewer can read; starts with ``[simulated]`` for the simulation."""
-    model: str
-    """Judge model name, or ``simulated``."""
-
-    @property
-    def passed(self) -> bool:
-        """True unless a check failed (an undecided check, None, does not fail)."""
-        return False not in (self.correct, self.well_posed, self.format_kept)
-
-
-@runtime_checkable
-class Judge(Protocol):
-    """Something that judges a candidate against its parent (BenchFill's validity hook)."""
-
-    async def judge(self, candidate: Mapping[str, Any], parent: Mapping[str, Any]) -> Verdict:
-        """The verdict on ``candidate`` (a candidate record), rewritten from ``parent``."""
-        ...
 
 
 @dataclass(frozen=True)
