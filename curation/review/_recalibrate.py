@@ -359,44 +359,16 @@ async def _benchmark(
     log: Callable[[str], None] | None,
 ) -> None:
     """Judge and measure ``works`` (their ``record`` is filled in place)."""
-    from curation.fill import fill_settings, select_panel
     from curation.fill._annotate import Child, Panel, annotate, annotation_lineage, describe
     from curation.fill._hooks import verdict_columns
     from curation.fill._simulate import register_child
     from curation.fill._validity import gradable_problem
-    from curation.irt import Calibration
-    from curation.llm import (
-        CallResult,
-        OpenAIBackend,
-        SimulatedBackend,
-        collect_settings,
-        llm_settings,
-        panel_models,
-    )
-    from curation.stages._paths import calibration_path
-    from curation.stages.collect import grading_settings
+    from curation.llm import CallResult, OpenAIBackend, SimulatedBackend
+    from curation.stages.fill import panel_setup
 
-    settings = fill_settings(params, params_file=params_file)
-    llm = llm_settings(params, params_file=params_file)
-    collect = collect_settings(params, params_file=params_file)
-    entry = (params.get("benchmarks") or {}).get(benchmark)
-    grading = grading_settings(
-        entry.get("grading") if isinstance(entry, dict) else None,
-        where=f"{params_file}: benchmarks.{benchmark}.grading",
-    )
-    cal_file = calibration_path(benchmark)
-    if not cal_file.is_file():
-        raise InputError(
-            f"missing; run `curate annotate --benchmark {benchmark}` (or `dvc repro`) first",
-            file=str(cal_file),
-        )
-    calibration = Calibration.load(cal_file)
-    configured = (
-        panel_models(params, params_file=params_file) if settings.backend == "openai" else None
-    )
-    models = select_panel(
-        settings, calibration, configured, benchmark=benchmark, params_file=params_file
-    )
+    setup = panel_setup(params, benchmark, params_file=params_file)
+    settings, llm, collect, grading = setup.settings, setup.llm, setup.collect, setup.grading
+    calibration, cal_file, models = setup.calibration, setup.calibration_file, setup.panel
     simulated = settings.backend == "simulate"
     latents: dict[str, tuple[float, str]] = {}
     if simulated:

@@ -17,12 +17,17 @@ def write_table(df: pl.DataFrame, path: Path, schema: str) -> None:
         df.write_parquet(tmp, statistics=True)
 
 
-def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
-    """Read a table an earlier stage wrote, with a hint if it is missing."""
+def require_output(path: Path, *, produced_by: str) -> Path:
+    """``path`` if an earlier stage wrote it, else an error saying which command makes it."""
     if not path.is_file():
         from curation.errors import InputError
 
         raise InputError(
             f"missing; run `curate {produced_by}` (or `dvc repro`) first", file=str(path)
         )
-    return pl.read_parquet(path)
+    return path
+
+
+def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
+    """Read a table an earlier stage wrote, with a hint if it is missing."""
+    return pl.read_parquet(require_output(path, produced_by=produced_by))

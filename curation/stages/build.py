@@ -15,13 +15,13 @@ from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError, InputError
+from curation.errors import ConfigError
 from curation.io.atomic import write_json
 from curation.params import benchmark_spec
 from curation.publish import BuildInputs, CardOptions, SubsetInput, build_dataset
 from curation.schemas import validate_records
 from curation.stages._paths import calibration_path, items_path, responses_path
-from curation.stages._write import read_table
+from curation.stages._write import read_table, require_output
 from curation.stages.subsets import (
     read_difficulty,
     subset_path,
@@ -72,12 +72,9 @@ def _subset_inputs(
     params: dict[str, Any], benchmark: str, *, params_file: str
 ) -> tuple[list[SubsetInput], str | None]:
     cfg = subsets_config(params, benchmark, params_file=params_file)
-    metrics_file = subsets_metrics_path(benchmark)
-    if not metrics_file.is_file():
-        raise InputError(
-            f"missing; run `curate subsets --benchmark {benchmark}` (or `dvc repro`) first",
-            file=str(metrics_file),
-        )
+    metrics_file = require_output(
+        subsets_metrics_path(benchmark), produced_by=f"subsets --benchmark {benchmark}"
+    )
     metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
     out = []
     for name, _spec, _m in cfg.names():

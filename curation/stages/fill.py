@@ -16,13 +16,30 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from curation.errors import InputError
-from curation.fill import FillResult, afill, fill_settings, load_judge_factory, select_panel
+from curation.fill import (
+    FillResult,
+    FillSettings,
+    afill,
+    fill_settings,
+    load_judge_factory,
+    select_panel,
+)
+from curation.grading import GradingSettings
 from curation.io.atomic import write_json
 from curation.irt import Calibration
-from curation.llm import CompletionCache, collect_settings, llm_settings, panel_models
+from curation.llm import (
+    CollectSettings,
+    CompletionCache,
+    LLMSettings,
+    PanelModel,
+    collect_settings,
+    llm_settings,
+    panel_models,
+)
 from curation.params import benchmark_spec
 from curation.plots.fill import plot_fill
 from curation.schemas import validate_records
@@ -35,7 +52,7 @@ from curation.stages._paths import (
     fill_plot_path,
     items_path,
 )
-from curation.stages._write import read_table, write_table
+from curation.stages._write import read_table, require_output, write_table
 from curation.stages.collect import grading_settings
 
 
@@ -80,30 +97,57 @@ def _summary(benchmark: str, result: FillResult) -> str:
     return text
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+@dataclass(frozen=True)
+class PanelSetup:
+    """What answering and calibrating new items on a benchmark needs, read from params.
+
+    Shared by the fill stage and ``curate review recalibrate``, so both measure new items
+    with the same panel, settings and calibration.
+    """
+
+    settings: FillSettings
+    llm: LLMSettings
+    collect: CollectSettings
+    grading: GradingSettings
+    calibration: Calibration
+    calibration_file: Path
+    panel: list[PanelModel]
+
+
+def panel_setup(
+    params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml"
+) -> PanelSetup:
+    """Settings, the benchmark's calibration and the panel models that are in it."""
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     settings = fill_settings(params, params_file=params_file)
-    llm = llm_settings(params, params_file=params_file)
-    collect = collect_settings(params, params_file=params_file)
-    grading = grading_settings(
-        spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
+    cal_file = require_output(
+        calibration_path(benchmark), produced_by=f"annotate --benchmark {benchmark}"
     )
-    items = read_table(items_path(benchmark), produced_by=f"ingest --benchmark {benchmark}")
-    difficulty = read_table(
-        difficulty_path(benchmark), produced_by=f"annotate --benchmark {benchmark}"
-    )
-    cal_file = calibration_path(benchmark)
-    if not cal_file.is_file():
-        raise InputError(
-            f"missing; run `curate annotate --benchmark {benchmark}` (or `dvc repro`) first",
-            file=str(cal_file),
-        )
     calibration = Calibration.load(cal_file)
     configured = (
         panel_models(params, params_file=params_file) if settings.backend == "openai" else None
     )
-    panel = select_panel(
-        settings, calibration, configured, benchmark=benchmark, params_file=params_file
+    return PanelSetup(
+        settings=settings,
+        llm=llm_settings(params, params_file=params_file),
+        collect=collect_settings(params, params_file=params_file),
+        grading=grading_settings(
+            spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
+        ),
+        calibration=calibration,
+        calibration_file=cal_file,
+        panel=select_panel(
+            settings, calibration, configured, benchmark=benchmark, params_file=params_file
+        ),
+    )
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    setup = panel_setup(params, benchmark, params_file=params_file)
+    settings, llm, collect = setup.settings, setup.llm, setup.collect
+    items = read_table(items_path(benchmark), produced_by=f"ingest --benchmark {benchmark}")
+    difficulty = read_table(
+        difficulty_path(benchmark), produced_by=f"annotate --benchmark {benchmark}"
     )
     factory = (
         load_judge_factory(settings.judge, where=f"{params_file}: fill.judge")
@@ -123,16 +167,16 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
                     benchmark=benchmark,
                     items=items,
                     difficulty=difficulty,
-                    calibration=calibration,
-                    calibration_file=str(cal_file),
+                    calibration=setup.calibration,
+                    calibration_file=str(setup.calibration_file),
                     settings=settings,
-                    panel=panel,
+                    panel=setup.panel,
                     collect=collect,
                     llm=llm,
                     cache=cache,
                     workdir=fill_dir(benchmark),
                     judge=judge,
-                    grading=grading,
+                    grading=setup.grading,
                     log=log,
                 )
         finally:
