@@ -41,7 +41,7 @@ from curation.fill import FillResult, afill, fill_settings, select_panel  # noqa
 from curation.irt import Calibration  # noqa: E402
 from curation.llm import CompletionCache, collect_settings, llm_settings  # noqa: E402
 from curation.params import load_params  # noqa: E402
-from curation.stages._paths import calibration_path, difficulty_path, items_path  # noqa: E402
+from curation.paths import calibration_path, difficulty_path, items_path  # noqa: E402
 
 BENCHMARKS = ("gsm8k", "math-l5", "crux")
 

@@ -174,11 +174,11 @@ def _stage_rows() -> None:
     """The collect stage end to end on bundled gsm8k items, simulated panel, then cached."""
     items = REPO / "data" / "items" / "gsm8k.parquet"
     if not items.is_file():
-        print("\n(no data/items/gsm8k.parquet: run `curate ingest -b gsm8k` for the stage rows)")
+        print("\n(no data/items/gsm8k.parquet: run `dvc repro ingest@gsm8k` for the stage rows)")
         return
     import shutil
 
-    from curation.stages import collect
+    from pipelines import responses as responses_stage
 
     models = [
         {"name": f"m{i}", "model_id": f"sim/m{i}", "trials": 4, "ability": -2.0 + 0.8 * i}
@@ -207,7 +207,7 @@ def _stage_rows() -> None:
         try:
             for label in ("first", "cached rerun"):
                 t0 = time.perf_counter()
-                text = collect.run(params, "gsm8k")
+                text = responses_stage.run(params, "gsm8k")
                 print(f"{label:>14} {time.perf_counter() - t0:>8.2f}  {text.splitlines()[0]}")
         finally:
             os.chdir(here)

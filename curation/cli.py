@@ -1,85 +1,37 @@
-"""The `curate` command: one small function per subcommand (stages from one table).
+"""The `curate` command: the things a user runs by hand, one small function each.
 
-Every stage subcommand runs the same code as its DVC stage (``pipelines/<stage>.py``),
-for one benchmark (``--benchmark``) or for every benchmark in params.yaml.
+Pipeline stages are not subcommands: each is ``pipelines/<stage>.py``, run by DVC
+(``dvc repro``, or ``dvc repro -s <stage>@<benchmark>`` for one). ``curate`` holds what
+sits around the pipeline: importing logs, human review, publishing, the progress test,
+power analysis and the summary of the last run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from curation.errors import CurationError
-from curation.params import benchmark_names, load_params
-
-StageRun = Callable[..., str]
-
-
-def _stage(module: str) -> StageRun:
-    import importlib
-
-    return importlib.import_module(f"curation.stages.{module}").run
-
-
-def _run_per_benchmark(args: argparse.Namespace, module: str) -> int:
-    params = load_params(args.params)
-    names = args.benchmark or benchmark_names(params)
-    run = _stage(module)
-    for name in names:
-        print(run(params, name, params_file=args.params), flush=True)
-    return 0
-
-
-def _run_joint(args: argparse.Namespace, module: str) -> int:
-    print(_stage(module)(load_params(args.params), params_file=args.params), flush=True)
-    return 0
-
-
-# Stage subcommands, in pipeline order: name -> (module in curation.stages, per benchmark?, help)
-STAGE_COMMANDS: dict[str, tuple[str, bool, str]] = {
-    "ingest": ("ingest", True, "read raw benchmark items into data/items/<b>.parquet"),
-    "collect": ("collect", True, "responses from the panel if collect.enabled, else imported"),
-    "check": ("check", True, "response-matrix diagnostics: informativeness, reversals"),
-    "annotate": ("annotate", True, "fit IRT difficulties: data/difficulty/<b>.parquet"),
-    "gaps": ("gaps", False, "DDM, coverage gaps, certificates, blind intervals, report"),
-    "mirt": ("mirt", False, "multidimensional IRT over all benchmarks: dimensions, flips"),
-    "fill": ("fill", True, "BenchFill: fill the largest gaps (+ baseline, oracle)"),
-    "judge": ("judge", True, "LLM judge verdicts on calibrated candidates"),
-    "subsets": ("subsets", True, "calibrated subsets by quantile matching: data/subsets/<b>/"),
-    "build": ("build", True, "versioned HF dataset with card: dist/<b>/<version>/"),
-}
-
-
-def _add_stage_command(sub: Any, name: str) -> None:
-    module, per_benchmark, help_text = STAGE_COMMANDS[name]
-    p = sub.add_parser(name, help=help_text)
-    _add_common(p, benchmarks=per_benchmark)
-    runner = _run_per_benchmark if per_benchmark else _run_joint
-    p.set_defaults(func=lambda args: runner(args, module))
-
-
-def _cmd_responses_import(args: argparse.Namespace) -> int:
-    if args.format == "lm-eval":
-        return _import_lm_eval(args)
-    return _run_per_benchmark(args, "responses")
+from curation.params import load_params
 
 
 def _import_lm_eval(args: argparse.Namespace) -> int:
     from curation.errors import InputError
     from curation.io.lm_eval import lm_eval_responses
+    from curation.io.tables import read_table, write_table
     from curation.params import benchmark_spec
-    from curation.stages._paths import items_path, responses_path
-    from curation.stages._write import read_table, write_table
+    from curation.paths import items_path, responses_path
 
     if not args.path or not args.benchmark or len(args.benchmark) != 1:
-        raise InputError("--format lm-eval needs --path and exactly one --benchmark")
+        raise InputError("curate responses import needs --path and exactly one --benchmark")
     name = args.benchmark[0]
     benchmark_spec(load_params(args.params), name, params_file=args.params)
     items_file = items_path(name)
-    items = read_table(items_file, produced_by=f"ingest --benchmark {name}")
+    items = read_table(items_file, produced_by=f"ingest@{name}")
     table = lm_eval_responses(
         args.path,
         benchmark=name,
@@ -103,7 +55,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _cmd_progress_test(args: argparse.Namespace) -> int:
-    from curation.stages.progress import run_progress_test
+    from curation.commands.progress import run_progress_test
 
     print(
         run_progress_test(
@@ -121,7 +73,7 @@ def _cmd_progress_test(args: argparse.Namespace) -> int:
 
 
 def _cmd_power(args: argparse.Namespace) -> int:
-    from curation.stages.progress import run_power
+    from curation.commands.progress import run_power
 
     print(
         run_power(
@@ -157,39 +109,32 @@ def _add_common(p: argparse.ArgumentParser, *, benchmarks: bool = True) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="curate",
-        description="benchcurate: measure and repair LLM benchmarks. Each stage subcommand "
-        "runs the same code as its DVC stage; `dvc repro` runs them all.",
+        description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
+        "are DVC stages (pipelines/<stage>.py): `dvc repro` runs them all, "
+        "`dvc repro -s annotate@gsm8k` one of them.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    _add_stage_command(sub, "ingest")
-
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
-    q = rsub.add_parser("import", help="import response matrices into data/responses/<b>.parquet")
+    q = rsub.add_parser("import", help="import evaluation logs into data/responses/<b>.parquet")
     _add_common(q)
     q.add_argument(
         "--format",
-        choices=("params", "lm-eval"),
-        default="params",
-        help="params: as declared in params.yaml; lm-eval: --log_samples JSONL files",
+        choices=("lm-eval",),
+        default="lm-eval",
+        help="lm-eval: lm-evaluation-harness --log_samples JSONL files",
     )
     q.add_argument("--path", help="lm-eval: samples_<task>_<date>.jsonl file, folder or glob")
     q.add_argument("--model", help="lm-eval: model name (default: from the file's folder)")
     q.add_argument("--metric", help="lm-eval: per-sample metric (default: acc / exact_match)")
     q.add_argument("--filter", help="lm-eval: filter name when the log has several")
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
-    q.set_defaults(func=_cmd_responses_import)
-
-    for name in ("collect", "check", "annotate", "gaps", "mirt", "fill", "judge"):
-        _add_stage_command(sub, name)
+    q.set_defaults(func=_import_lm_eval)
 
     from curation.review import register as register_review
 
     register_review(sub)
-
-    for name in ("subsets", "build"):
-        _add_stage_command(sub, name)
 
     from curation.publish._cli import add_publish_arguments
 
@@ -252,6 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # stdout closed early (`curate review stats | head`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.params import benchmark_names
-from curation.stages._paths import (
+from curation.paths import (
     GAPS_METRICS,
     check_metrics_path,
     fill_metrics_path,

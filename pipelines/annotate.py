@@ -1,11 +1,169 @@
-"""DVC stage `annotate` (code: curation/stages/annotate.py).
+"""Stage `annotate`: IRT difficulty of every item, with its calibration and diagnostics.
 
-Usage: python pipelines/annotate.py --benchmark NAME
+Writes data/difficulty/<b>.parquet (schema `difficulty`), data/difficulty/<b>.draws.npz
+(draws of b: the NUTS posterior, or Laplace draws from the MAP fit, labelled as such),
+data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 """
 
-import sys
+from __future__ import annotations
 
-from curation.cli import main
+import time
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from curation.errors import ConfigError
+from curation.io.atomic import atomic_path, write_json
+from curation.io.tables import read_table, write_table
+from curation.irt import bic_compare, fit, loo_stability
+from curation.paths import (
+    calibration_path,
+    difficulty_path,
+    draws_path,
+    irt_metrics_path,
+    irt_plot_path,
+    responses_path,
+)
+from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
+from curation.schemas import conform, validate_records
+from curation.stage_main import stage_main
+
+DEFAULTS: dict[str, Any] = {
+    "model": "auto",  # 1pl | 2pl | auto (choose by BIC)
+    "method": "map",  # map | nuts
+    "scale": "panel",  # panel | items | logistic
+    "seed": 0,
+    "loo": True,
+    "laplace_draws": 1000,
+    "settings": {},
+}
+
+
+def _settings(params: dict[str, Any]) -> dict[str, Any]:
+    section = {**DEFAULTS, **(params.get("annotate") or {})}
+    unknown = sorted(set(section) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(
+            f"params.yaml: annotate: unknown setting(s) {unknown}; valid: {sorted(DEFAULTS)}"
+        )
+    if section["model"] not in ("1pl", "2pl", "auto"):
+        raise ConfigError(
+            f"params.yaml: annotate.model: {section['model']!r} is not 1pl, 2pl or auto"
+        )
+    return section
+
+
+def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
+    if result.draws_b is not None:
+        return np.asarray(result.draws_b), "posterior"
+    rng = np.random.default_rng(seed)
+    b = result.items["b"].to_numpy()
+    se = result.items["se"].to_numpy()
+    return b + se * rng.standard_normal((n, b.size)), "laplace"
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    cfg = _settings(params)
+    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    started = time.perf_counter()
+    bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
+    model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
+    result = fit(
+        responses,
+        model=model,
+        method=cfg["method"],
+        seed=cfg["seed"],
+        scale=cfg["scale"],
+        benchmark=benchmark,
+        **cfg["settings"],
+    )
+    fit_seconds = time.perf_counter() - started
+    loo = (
+        loo_stability(
+            responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+        )
+        if cfg["loo"]
+        else None
+    )
+    diag = result.diagnostics
+    cal_file = calibration_path(benchmark)
+    table = result.items.with_columns(
+        pl.lit(benchmark).alias("benchmark"),
+        pl.lit(model).alias("model_type"),
+        pl.lit(diag["method"]).alias("method"),
+        pl.lit(diag["interval_source"]).alias("interval_source"),
+        pl.lit(str(cal_file)).alias("calibration"),
+    )
+    table = conform(table, "difficulty")
+    draws, draws_source = _draws(result, n=int(cfg["laplace_draws"]), seed=cfg["seed"])
+
+    metrics: dict[str, Any] = {
+        "benchmark": benchmark,
+        "model": model,
+        "model_choice": "bic" if cfg["model"] == "auto" else "params",
+        "method": diag["method"],
+        "requested_method": cfg["method"],
+        "interval_source": diag["interval_source"],
+        "draws_source": draws_source,
+        "identification": diag["identification"],
+        "scale": cfg["scale"],
+        "n_models": diag["n_models"],
+        "n_items": diag["n_items"],
+        "n_all_solved": diag["n_all_solved"],
+        "n_none_solved": diag["n_none_solved"],
+        "converged": bool(diag["converged"]),
+        "bic_1pl": bic["1pl"]["bic"],
+        "bic_2pl": bic["2pl"]["bic"],
+        "bic_choice": bic["choice"],
+        "fallback_reason": diag.get("fallback_reason"),
+        "nuts": None,
+        "loo": None,
+    }
+    if diag["method"] == "nuts":
+        metrics["nuts"] = {
+            k: diag[k] for k in ("max_rhat", "min_ess_bulk", "min_ess_tail", "divergences")
+        }
+    if loo is not None:
+        metrics["loo"] = {k: round(v, 6) for k, v in loo["overall"].items()}
+        worst = max(loo["per_model"], key=lambda r: r["max_abs_dz"])
+        metrics["loo"]["most_influential_model"] = worst["dropped"]
+    validate_records([metrics], "irt_metrics", file=str(irt_metrics_path(benchmark)))
+
+    plot_item_curves(result, irt_plot_path(benchmark, "icc"))
+    plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"))
+    write_table(table, difficulty_path(benchmark), "difficulty")
+    with atomic_path(draws_path(benchmark)) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(
+            fh,
+            items=np.array(table["item"].to_list()),
+            b=draws,
+            z=result.calibration.to_z(draws),
+            source=np.array(draws_source),
+        )
+    result.calibration.save(cal_file)
+    write_json(irt_metrics_path(benchmark), metrics)
+
+    z = table["z"].to_numpy()
+    text = (
+        f"{benchmark}: {model.upper()} {diag['method'].upper()} ({metrics['model_choice']}) "
+        f"on {diag['n_models']} models x {diag['n_items']} items in {fit_seconds:.1f}s; "
+        f"z median {np.median(z):.3f}, {diag['n_all_solved']} all-solved, "
+        f"{diag['n_none_solved']} none-solved"
+    )
+    if metrics["loo"]:
+        text += (
+            f"; leave-one-model-out max |dz| {metrics['loo']['max_abs_dz']:.3f} "
+            f"({metrics['loo']['most_influential_model']})"
+        )
+    if diag.get("fallback_reason"):
+        text += f"\n  note: {diag['fallback_reason']}"
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("annotate", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["annotate", *sys.argv[1:]]))
+    raise SystemExit(main())

@@ -1,11 +1,158 @@
-"""DVC stage `build` (code: curation/stages/build.py).
+"""Stage `build`: versioned Hugging Face dataset of one benchmark (SPEC §8).
 
-Usage: python pipelines/build.py --benchmark NAME
+Reads data/items, data/difficulty, data/calibration, data/responses, the calibrated
+subsets (data/subsets/<b>/ + metrics/subsets/<b>.json) and, when present, the reviewed
+additions (``build.accepted``, default data/review/accepted/<b>.parquet). Writes
+dist/<b>/<version>/ and metrics/build/<b>.json. Publishing is `curate publish`, never
+this stage.
 """
 
-import sys
+from __future__ import annotations
 
-from curation.cli import main
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from curation.errors import ConfigError
+from curation.io.atomic import write_json
+from curation.io.tables import read_table, require_output
+from curation.params import benchmark_spec
+from curation.paths import (
+    DIST_ROOT,
+    REVIEW_ACCEPTED_TEMPLATE,
+    REVIEW_DECISIONS,
+    build_metrics_path,
+    calibration_path,
+    items_path,
+    responses_path,
+    subset_path,
+    subsets_metrics_path,
+)
+from curation.publish import BuildInputs, CardOptions, SubsetInput, build_dataset
+from curation.schemas import validate_records
+from curation.stage_main import stage_main
+from curation.subsets import read_difficulty, subsets_config
+
+DEFAULT_ACCEPTED = REVIEW_ACCEPTED_TEMPLATE
+DEFAULT_DECISIONS = str(REVIEW_DECISIONS)
+
+
+def _settings(params: dict[str, Any], params_file: str) -> dict[str, Any]:
+    settings = params.get("build") or {}
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{params_file}: build: expected a mapping")
+    return settings
+
+
+def requested_version(settings: dict[str, Any], benchmark: str) -> str:
+    """``build.version``: "auto", "X.Y.Z", or a mapping benchmark -> either."""
+    raw = settings.get("version", "auto")
+    if isinstance(raw, dict):
+        raw = raw.get(benchmark, "auto")
+    return str(raw)
+
+
+def accepted_path(settings: dict[str, Any], benchmark: str) -> Path:
+    return Path(str(settings.get("accepted") or DEFAULT_ACCEPTED).format(benchmark=benchmark))
+
+
+def dist_root(settings: dict[str, Any]) -> Path:
+    return Path(str(settings.get("dist") or DIST_ROOT))
+
+
+def _repo_id(settings: dict[str, Any], benchmark: str) -> str | None:
+    """``build.repo_id``: "org/{benchmark}" template or a mapping benchmark -> repo id."""
+    raw = settings.get("repo_id")
+    if isinstance(raw, dict):
+        raw = raw.get(benchmark)
+    return str(raw).format(benchmark=benchmark) if raw else None
+
+
+def _subset_inputs(
+    params: dict[str, Any], benchmark: str, *, params_file: str
+) -> tuple[list[SubsetInput], str | None]:
+    cfg = subsets_config(params, benchmark, params_file=params_file)
+    metrics_file = require_output(
+        subsets_metrics_path(benchmark), produced_by=f"subsets@{benchmark}"
+    )
+    metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
+    out = []
+    for name, _spec, _m in cfg.names():
+        if name in metrics.get("skipped", {}):
+            continue
+        frame = read_table(subset_path(benchmark, name), produced_by=f"subsets@{benchmark}").sort(
+            "k"
+        )
+        out.append(
+            SubsetInput(
+                name=name,
+                target=str(frame.item(0, "target")) if frame.height else name,
+                items=frame.get_column("item").to_list(),
+                metrics=metrics.get("subsets", {}).get(name, {}),
+            )
+        )
+    return out, metrics.get("reference")
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    spec = benchmark_spec(params, benchmark, params_file=params_file)
+    settings = _settings(params, params_file)
+    items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
+    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    accepted_file = accepted_path(settings, benchmark)
+    accepted = pl.read_parquet(accepted_file) if accepted_file.is_file() else None
+    decisions = Path(str(settings.get("decisions") or DEFAULT_DECISIONS))
+    subsets: list[SubsetInput] = []
+    reference = None
+    if settings.get("subsets", True):
+        subsets, reference = _subset_inputs(params, benchmark, params_file=params_file)
+    card = settings.get("card") or {}
+    tasks = card.get("task_categories")
+    if isinstance(tasks, dict):
+        tasks = tasks.get(spec.domain)
+    inputs = BuildInputs(
+        benchmark=benchmark,
+        domain=spec.domain,
+        license=spec.license,
+        source=spec.source,
+        items=items,
+        difficulty=read_difficulty(benchmark),
+        calibration_file=calibration_path(benchmark),
+        responses=responses,
+        accepted=accepted,
+        accepted_file=str(accepted_file) if accepted is not None else None,
+        decisions_file=str(decisions) if decisions.is_file() else None,
+        subsets=subsets,
+        reference=reference,
+        card=CardOptions(
+            pretty_name=(card.get("pretty_name") or {}).get(benchmark)
+            if isinstance(card.get("pretty_name"), dict)
+            else card.get("pretty_name"),
+            language=tuple(card.get("language") or ()),
+            tags=tuple(card.get("tags") or ()),
+            task_categories=tuple(tasks) if tasks else None,
+            repo_id=_repo_id(settings, benchmark),
+        ),
+    )
+    result = build_dataset(
+        inputs,
+        dist_root=dist_root(settings),
+        version=requested_version(settings, benchmark),
+        initial_version=str(settings.get("initial_version", "1.0.0")),
+        max_shard_rows=int(settings.get("max_shard_rows", 100_000)),
+    )
+    metrics = result.metrics()
+    metrics_file = build_metrics_path(benchmark)
+    validate_records([metrics], "build_metrics", file=str(metrics_file))
+    write_json(metrics_file, metrics)
+    return result.summary()
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("build", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["build", *sys.argv[1:]]))
+    raise SystemExit(main())

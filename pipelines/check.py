@@ -1,11 +1,43 @@
-"""DVC stage `check` (code: curation/stages/check.py).
+"""Stage `check`: response-matrix diagnostics -> metrics/check/<b>.json, reports/check/<b>.md."""
 
-Usage: python pipelines/check.py --benchmark NAME
-"""
+from __future__ import annotations
 
-import sys
+from typing import Any
 
-from curation.cli import main
+from curation.io.atomic import write_json, write_text
+from curation.io.tables import read_table
+from curation.paths import (
+    check_metrics_path,
+    check_plot_path,
+    check_report_path,
+    responses_path,
+)
+from curation.plots.check import plot_check_overview
+from curation.responses import check_matrix, render_check_markdown, summary_line
+from curation.schemas import validate_records
+from curation.stage_main import stage_main
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    settings = params.get("check") or {}
+    list_limit = int(settings.get("list_limit", 10))
+    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    report = check_matrix(responses, benchmark=benchmark, warn=settings.get("warn"))
+    metrics = report.metrics(list_limit=list_limit)
+    metrics_file = check_metrics_path(benchmark)
+    validate_records([metrics], "check_metrics", file=str(metrics_file))
+    plot_check_overview(report, check_plot_path(benchmark))
+    write_text(check_report_path(benchmark), render_check_markdown(report, list_limit=list_limit))
+    write_json(metrics_file, metrics)
+    text = summary_line(report)
+    for warning in report.warnings:
+        text += f"\n  warning: {warning}"
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("check", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["check", *sys.argv[1:]]))
+    raise SystemExit(main())

@@ -1,11 +1,138 @@
-"""DVC stage `fill` (code: curation/stages/fill.py).
+"""Stage `fill`: BenchFill, the uniform-parent baseline and the oracle, per benchmark.
 
-Usage: python pipelines/fill.py --benchmark NAME
+Reads data/items/<b>.parquet, data/difficulty/<b>.parquet and data/calibration/<b>.json;
+writes, under data/fill/<b>/, the search journal (resume state), candidates.parquet
+(schema ``candidate``: every candidate of every method, with its status and lineage)
+and memory.parquet (schema ``fill_memory``); metrics/fill/<b>.json (schema
+``fill_metrics``) and plots/fill/<b>.png.
+
+Offline by default: ``fill.backend`` follows ``collect.backend`` (``simulate``), so the
+rewriter and the panel are the seeded simulation and every candidate says
+``source = simulated``. ``fill.backend: openai`` uses ``fill.rewriter`` and the
+``panel.models`` that are in the benchmark's calibration.
 """
 
-import sys
+from __future__ import annotations
 
-from curation.cli import main
+import asyncio
+import sys
+from typing import Any
+
+from curation.calibrate import panel_setup
+from curation.fill import (
+    FillResult,
+    afill,
+    load_judge_factory,
+)
+from curation.io.atomic import write_json
+from curation.io.tables import read_table, write_table
+from curation.llm import (
+    CompletionCache,
+)
+from curation.paths import (
+    candidates_path,
+    difficulty_path,
+    fill_dir,
+    fill_metrics_path,
+    fill_plot_path,
+    items_path,
+    memory_path,
+)
+from curation.plots.fill import plot_fill
+from curation.schemas import validate_records
+from curation.stage_main import stage_main
+
+
+def _summary(benchmark: str, result: FillResult) -> str:
+    m = result.metrics
+    bf = m["methods"]["benchfill"]
+    tag = " [simulated]" if m["source"] == "simulated" else ""
+    parts = [
+        f"{benchmark}{tag}: BenchFill {bf['n_inserted']}/{bf['n_targets']} inserted, "
+        f"Top-3 -{bf['top_3_reduction_pct']:.1f}%"
+    ]
+    others = [
+        f"{name} -{m['methods'][name]['top_3_reduction_pct']:.1f}%"
+        for name in ("oracle", "baseline")
+        if name in m["methods"]
+    ]
+    if others:
+        parts.append(f" ({', '.join(others)})")
+    if bf["target_dev"] is not None:
+        parts.append(f", target dev {bf['target_dev']:.4f}")
+    if bf["trials_per_insertion"] is not None:
+        parts.append(
+            f", {bf['trials_per_insertion']:,.0f} panel trials per item "
+            f"({100 * bf['trials_vs_fixed']:.1f}% of the fixed {m['fixed_budget_per_insertion']:,})"
+        )
+    parts.append(
+        f", {bf['rewriter_calls']} rewrites; {m['run']['requests']} calls, "
+        f"{m['run']['cache_hits']} cached"
+    )
+    if m["run"]["resumed"]:
+        parts.append(" (resumed)")
+    parts.append(f" -> {candidates_path(benchmark)}")
+    text = "".join(parts)
+    if m["run"]["restarted"]:
+        text += (
+            "\n  note: params or inputs changed since the last run; the old journal was set aside"
+        )
+    return text
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    setup = panel_setup(params, benchmark, params_file=params_file)
+    settings, llm, collect = setup.settings, setup.llm, setup.collect
+    items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
+    difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
+    factory = (
+        load_judge_factory(settings.judge, where=f"{params_file}: fill.judge")
+        if settings.judge
+        else None
+    )
+
+    def log(text: str) -> None:
+        if collect.progress:
+            print(text, file=sys.stderr, flush=True)
+
+    async def _run_async() -> FillResult:
+        judge = factory(params, params_file=params_file, benchmark=benchmark) if factory else None
+        try:
+            with CompletionCache(llm.cache_path) as cache:
+                return await afill(
+                    benchmark=benchmark,
+                    items=items,
+                    difficulty=difficulty,
+                    calibration=setup.calibration,
+                    calibration_file=str(setup.calibration_file),
+                    settings=settings,
+                    panel=setup.panel,
+                    collect=collect,
+                    llm=llm,
+                    cache=cache,
+                    workdir=fill_dir(benchmark),
+                    judge=judge,
+                    grading=setup.grading,
+                    log=log,
+                )
+        finally:
+            close = getattr(judge, "aclose", None)
+            if close is not None:
+                await close()
+
+    result = asyncio.run(_run_async())
+    metrics_file = fill_metrics_path(benchmark)
+    validate_records([result.metrics], "fill_metrics", file=str(metrics_file))
+    write_table(result.candidates, candidates_path(benchmark), "candidate")
+    write_table(result.memory, memory_path(benchmark), "fill_memory")
+    plot_fill(result.z_before, result.inserted, fill_plot_path(benchmark), name=benchmark)
+    write_json(metrics_file, result.metrics)
+    return _summary(benchmark, result)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("fill", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["fill", *sys.argv[1:]]))
+    raise SystemExit(main())

@@ -1,11 +1,252 @@
-"""DVC stage `judge` (code: curation/stages/judge.py).
+"""Stage `judge`: the LLM judge's verdict on every calibrated or inserted candidate.
 
-Usage: python pipelines/judge.py --benchmark NAME
+Reads ``data/fill/<b>/candidates.parquet`` (every status), judges the candidates
+whose status is ``calibrated`` or ``inserted`` (except the oracle's rows, which are
+reference points, not items) against their parents (an item of
+``data/items/<b>.parquet`` or another candidate), and writes the same records with
+``judge_*`` filled to ``data/judged/<b>.parquet`` (schema ``candidate``) and
+``metrics/judge/<b>.json`` (schema ``judge_metrics``). Candidates of other statuses
+pass through untouched, and no status is changed: the judge's verdict sits beside
+BenchFill's status for the review queue to show.
+
+Offline (``collect.backend: simulate``) the simulated judge answers; its verdicts
+say so. Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
 """
 
-import sys
+from __future__ import annotations
 
-from curation.cli import main
+import asyncio
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from curation.errors import InputError
+from curation.io.atomic import write_json
+from curation.io.tables import read_table, write_table
+from curation.judge import JUDGED_STATUSES, Assessment, build_judge, judge_settings
+from curation.llm import Accounting
+from curation.params import benchmark_spec
+from curation.paths import (
+    candidates_path,
+    items_path,
+    judge_metrics_path,
+    judged_path,
+)
+from curation.schemas import conform, validate_frame, validate_records
+from curation.stage_main import stage_main
+
+
+def _read_candidates(benchmark: str) -> pl.DataFrame:
+    path = candidates_path(benchmark)
+    if not path.is_file():
+        raise InputError(
+            f"missing; run `dvc repro fill@{benchmark}` first",
+            file=str(path),
+        )
+    df = pl.read_parquet(path)
+    validate_frame(df, "candidate", file=str(path))
+    df = conform(df, "candidate")
+    others = df.filter(pl.col("benchmark") != benchmark)
+    if others.height:
+        raise InputError(
+            f"candidate of benchmark {others.item(0, 'benchmark')!r} in {benchmark}'s file",
+            file=str(path),
+            record=f"candidate {others.item(0, 'candidate')}",
+            field="benchmark",
+        )
+    dupes = df.filter(pl.col("candidate").is_duplicated())
+    if dupes.height:
+        raise InputError(
+            "candidate id repeats", file=str(path), record=f"candidate {dupes.item(0, 'candidate')}"
+        )
+    return df
+
+
+class _Parents:
+    """Parent records by id: items first, then candidates (whose choices come from the
+    item at the root of their lineage)."""
+
+    def __init__(self, items: pl.DataFrame, candidates: pl.DataFrame, *, file: str) -> None:
+        self.items = {r["item"]: r for r in items.iter_rows(named=True)}
+        self.candidates = {r["candidate"]: r for r in candidates.iter_rows(named=True)}
+        self.file = file
+
+    def root_choices(self, pid: str | None) -> list[str] | None:
+        seen: set[str] = set()
+        while pid is not None and pid not in seen:
+            seen.add(pid)
+            if pid in self.items:
+                return self.items[pid].get("choices")
+            if pid not in self.candidates:
+                return None
+            pid = self.candidates[pid].get("parent")
+        return None
+
+    def of(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        pid = row["parent"]
+        if pid is None:
+            return {}
+        if pid in self.items:
+            return dict(self.items[pid])
+        if pid in self.candidates:
+            parent = dict(self.candidates[pid])
+            parent["choices"] = self.root_choices(pid)
+            return parent
+        raise InputError(
+            f"parent {pid!r} is neither an item of {items_path(row['benchmark'])} nor a candidate",
+            file=self.file,
+            record=f"candidate {row['candidate']}",
+            field="parent",
+        )
+
+
+def _judged(row: Mapping[str, Any]) -> bool:
+    """Calibrated or inserted, and an item (the oracle's rows are reference points)."""
+    return row["status"] in JUDGED_STATUSES and row["method"] != "oracle"
+
+
+def _skip_label(row: Mapping[str, Any]) -> str:
+    return "oracle" if row["method"] == "oracle" else row["status"]
+
+
+def _rate(judged: int, passed: int) -> float | None:
+    return round(passed / judged, 6) if judged else None
+
+
+def _metrics(
+    benchmark: str,
+    *,
+    enabled: bool,
+    backend: str | None,
+    model: str | None,
+    df: pl.DataFrame,
+    rows: list[dict[str, Any]],
+    assessments: list[Assessment],
+    requests: int,
+    cache_hits: int,
+    usage: dict[str, Any],
+) -> dict[str, Any]:
+    judged_ids = {r["candidate"] for r in rows}
+    not_judged = Counter(
+        _skip_label(r) for r in df.iter_rows(named=True) if r["candidate"] not in judged_ids
+    )
+    by_method: dict[str, list[int]] = {}
+    checks = {k: Counter() for k in ("correct", "well_posed", "format_kept")}
+    for row, a in zip(rows, assessments, strict=True):
+        tally = by_method.setdefault(row["method"], [0, 0])
+        tally[0] += 1
+        tally[1] += int(a.verdict.passed)
+        for name in checks:
+            checks[name][str(getattr(a.verdict, name)).lower().replace("none", "null")] += 1
+    passed = sum(a.verdict.passed for a in assessments)
+    return {
+        "benchmark": benchmark,
+        "enabled": enabled,
+        "backend": backend,
+        "judge_model": model,
+        "n_candidates": df.height,
+        "n_judged": len(assessments),
+        "n_passed": passed,
+        "pass_rate": _rate(len(assessments), passed),
+        "not_judged": dict(sorted(not_judged.items())),
+        "by_method": {
+            m: {"n_judged": n, "n_passed": p, "pass_rate": _rate(n, p)}
+            for m, (n, p) in sorted(by_method.items())
+        },
+        "checks": {
+            name: {k: counts.get(k, 0) for k in ("true", "false", "null")}
+            for name, counts in checks.items()
+        },
+        "reasons": dict(sorted(Counter(a.category for a in assessments).items())),
+        "grader_disagreements": sum(a.disagreement for a in assessments),
+        "repairs": sum(a.repaired for a in assessments),
+        "requests": requests,
+        "cache_hits": cache_hits,
+        "usage": usage,
+    }
+
+
+def _with_verdicts(
+    df: pl.DataFrame, rows: list[dict[str, Any]], assessments: list[Assessment]
+) -> pl.DataFrame:
+    by_id = {r["candidate"]: a.verdict for r, a in zip(rows, assessments, strict=True)}
+    ids = df["candidate"].to_list()
+    columns = {
+        "judge_correct": "correct",
+        "judge_well_posed": "well_posed",
+        "judge_format_kept": "format_kept",
+        "judge_reason": "reason",
+        "judge_model": "model",
+    }
+    updates = []
+    for column, attr in columns.items():
+        old = df[column].to_list()
+        new = [
+            getattr(by_id[c], attr) if c in by_id else value
+            for c, value in zip(ids, old, strict=True)
+        ]
+        updates.append(pl.Series(column, new, dtype=df.schema[column]))
+    return df.with_columns(updates)
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    benchmark_spec(params, benchmark, params_file=params_file)
+    settings = judge_settings(params, params_file=params_file)
+    df = _read_candidates(benchmark)
+    out, metrics_out = judged_path(benchmark), judge_metrics_path(benchmark)
+    rows = [r for r in df.iter_rows(named=True) if _judged(r)]
+    assessments: list[Assessment] = []
+    requests = cache_hits = 0
+    usage = Accounting().to_metrics()
+    judge = build_judge(params, params_file=params_file)
+    if judge is None:
+        rows = []
+    else:
+        items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
+        parents = _Parents(items, df, file=str(candidates_path(benchmark)))
+        pairs = [(r, parents.of(r)) for r in rows]
+
+        async def _run_async() -> list[Assessment]:
+            async with judge:
+                return await judge.assess_many(pairs)
+
+        assessments = asyncio.run(_run_async())
+        requests, cache_hits = judge.requests, judge.cache_hits
+        usage = judge.accounting.to_metrics()
+    judged = _with_verdicts(df, rows, assessments)
+    metrics = _metrics(
+        benchmark,
+        enabled=settings.enabled,
+        backend=None if judge is None else ("simulated" if settings.simulated else "openai"),
+        model=None if judge is None else judge.model,
+        df=df,
+        rows=rows,
+        assessments=assessments,
+        requests=requests,
+        cache_hits=cache_hits,
+        usage=usage,
+    )
+    validate_records([metrics], "judge_metrics", file=str(metrics_out))
+    write_table(judged, out, "candidate")
+    write_json(metrics_out, metrics)
+    if judge is None:
+        return (
+            f"{benchmark}: judge.enabled is false; {df.height} candidates copied unjudged -> {out}"
+        )
+    tag = " [simulated]" if settings.simulated else ""
+    rate = metrics["pass_rate"]
+    shown = "n/a" if rate is None else f"{rate:.0%}"
+    return (
+        f"{benchmark}{tag}: judged {len(rows)} of {df.height} candidates, "
+        f"{metrics['n_passed']} passed ({shown}); {requests} requests, {cache_hits} cached -> {out}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("judge", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["judge", *sys.argv[1:]]))
+    raise SystemExit(main())

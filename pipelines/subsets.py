@@ -1,11 +1,178 @@
-"""DVC stage `subsets` (code: curation/stages/subsets.py).
+"""Stage `subsets`: calibrated subsets by quantile matching (SPEC §6).
 
-Usage: python pipelines/subsets.py --benchmark NAME
+Reads data/difficulty/<b>.parquet and data/responses/<b>.parquet (plus the responses of
+the reference benchmarks and the difficulty of benchmark targets); writes
+data/subsets/<b>/<target>-<m>.parquet and metrics/subsets/<b>.json.
 """
 
-import sys
+from __future__ import annotations
 
-from curation.cli import main
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from curation.errors import ConfigError, InputError
+from curation.io.atomic import write_json
+from curation.io.tables import read_table, write_table
+from curation.params import benchmark_names, benchmark_spec
+from curation.paths import (
+    difficulty_path,
+    responses_path,
+    subset_path,
+    subsets_dir,
+    subsets_metrics_path,
+)
+from curation.schemas import validate_records
+from curation.stage_main import stage_main
+from curation.subsets import (
+    Coverage,
+    RankAgreement,
+    ReferenceRanking,
+    SubsetReport,
+    SubsetsConfig,
+    evaluate_subset,
+    match_quantiles,
+    measured_z,
+    model_scores,
+    rank_agreement,
+    subsets_config,
+)
+
+
+def _scores_of(benchmark: str) -> dict[str, float]:
+    table = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    return model_scores(table)
+
+
+def reference_ranking(
+    params: dict[str, Any], benchmark: str, cfg: SubsetsConfig, *, params_file: str
+) -> tuple[ReferenceRanking | None, str | None]:
+    """The configured reference ranking, or (None, why not)."""
+    ref = cfg.reference
+    if ref.kind == "none":
+        return None, "reference: none (configured)"
+    if ref.kind == "models":
+        return ReferenceRanking.from_order(ref.models), None
+    if ref.kind == "domain":
+        domain = benchmark_spec(params, benchmark, params_file=params_file).domain
+        others = [
+            b
+            for b in benchmark_names(params)
+            if b != benchmark
+            and benchmark_spec(params, b, params_file=params_file).domain == domain
+        ]
+        if not others:
+            return None, f"no other benchmark in domain {domain!r} to rank models against"
+    else:
+        known = set(benchmark_names(params))
+        unknown = [b for b in ref.benchmarks if b not in known]
+        if unknown:
+            raise ConfigError(f"{params_file}: subsets.reference.benchmarks: unknown {unknown}")
+        others = [b for b in ref.benchmarks if b != benchmark]
+        if not others:
+            return None, "reference benchmarks list only this benchmark"
+    return ReferenceRanking.mean_rank({b: _scores_of(b) for b in others}), None
+
+
+def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    cfg = subsets_config(params, benchmark, params_file=params_file)
+    items, z, n_unmeasured = measured_z(benchmark)
+    if not items:
+        raise InputError("no item has a difficulty z", file=str(difficulty_path(benchmark)))
+    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    full_scores = model_scores(responses)
+    reference, why_not = reference_ranking(params, benchmark, cfg, params_file=params_file)
+
+    full_cov = Coverage.of(z, "uniform")
+    full_tau = (
+        rank_agreement(full_scores, reference)
+        if reference is not None
+        else RankAgreement(None, None, 0, why_not)
+    )
+    metrics: dict[str, Any] = {
+        "benchmark": benchmark,
+        "n_items": len(items),
+        "n_unmeasured": n_unmeasured,
+        "reference": reference.label if reference is not None else None,
+        "full": {
+            "ddm_uniform": full_cov.ddm_uniform,
+            "max_gap": full_cov.max_gap,
+            "top_3_sum": full_cov.top_3_sum,
+            "top_5_sum": full_cov.top_5_sum,
+            "tau": full_tau.to_dict(),
+        },
+        "subsets": {},
+        "skipped": {},
+    }
+
+    def load_z(other: str) -> np.ndarray:
+        return measured_z(other)[1]
+
+    written: list[str] = []
+    lines: list[str] = []
+    for name, spec, m in cfg.names():
+        if m > len(items):
+            metrics["skipped"][name] = f"m={m} exceeds the {len(items)} items with a z"
+            continue
+        target = spec.resolve(load_z)
+        subset = match_quantiles(items, z, target=target, m=m)
+        report = evaluate_subset(
+            subset,
+            name=name,
+            target=target,
+            full_z=z,
+            scores=model_scores(responses, subset.items),
+            full_scores=full_scores,
+            reference=reference,
+        )
+        if reference is None:
+            report = _with_note(report, why_not)
+        write_table(
+            subset.to_frame(benchmark=benchmark, name=name),
+            subset_path(benchmark, name),
+            "subset_item",
+        )
+        written.append(name)
+        metrics["subsets"][name] = report.to_metrics()
+        tau = "n/a" if report.tau.tau is None else f"{report.tau.tau:.2f}"
+        full = "n/a" if report.full_tau.tau is None else f"{report.full_tau.tau:.2f}"
+        lines.append(
+            f"  {name}: DDM({report.target_label}) {report.subset.ddm_target:.3f} "
+            f"(full {report.full.ddm_target:.3f}), max gap {report.subset.max_gap:.3f}, "
+            f"τ {tau} (full {full})"
+        )
+    _remove_stale(benchmark, keep=set(written))
+    metrics_file = subsets_metrics_path(benchmark)
+    validate_records([metrics], "subsets_metrics", file=str(metrics_file))
+    write_json(metrics_file, metrics)
+    head = f"{benchmark}: {len(written)} subset(s) -> {subsets_dir(benchmark)}"
+    for name, why in metrics["skipped"].items():
+        lines.append(f"  skipped {name}: {why}")
+    if why_not:
+        lines.append(f"  τ not computed: {why_not}")
+    return "\n".join([head, *lines])
+
+
+def _with_note(report: SubsetReport, note: str | None) -> SubsetReport:
+    none = RankAgreement(None, None, 0, note)
+    return replace(report, tau=none, full_tau=none)
+
+
+def _remove_stale(benchmark: str, *, keep: set[str]) -> None:
+    """Drop subset files of targets/sizes no longer configured (outside DVC, which
+    clears its outs itself)."""
+    folder = subsets_dir(benchmark)
+    if not folder.is_dir():
+        return
+    for path in folder.glob("*.parquet"):
+        if path.stem not in keep:
+            path.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("subsets", run, argv, per_benchmark=True, description=__doc__)
+
 
 if __name__ == "__main__":
-    raise SystemExit(main(["subsets", *sys.argv[1:]]))
+    raise SystemExit(main())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from curation.cli import main
+from tests.stage_cli import run_stage
 
 CORPUS = Path(__file__).parent / "corpus" / "bad"
 CASES = json.loads((CORPUS / "cases.json").read_text())["cases"]
@@ -31,9 +31,9 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_bad_input_is_reported_once_and_nothing_is_lost(toy_project: Path, case, capsys):
-    assert main(["ingest"]) == 0
-    assert main(["responses", "import"]) == 0
-    assert main(["check"]) == 0
+    assert run_stage(["ingest"]) == 0
+    assert run_stage(["responses"]) == 0
+    assert run_stage(["check"]) == 0
     before = _snapshot(toy_project)
     assert len(before) >= 4
     capsys.readouterr()
@@ -45,7 +45,7 @@ def test_bad_input_is_reported_once_and_nothing_is_lost(toy_project: Path, case,
         )
     shutil.copyfile(CORPUS / case["file"], toy_project / case["replaces"])
 
-    code = main(case["command"])
+    code = run_stage(case["command"])
     err = capsys.readouterr().err.strip()
 
     assert code == 2
@@ -62,7 +62,7 @@ def test_bad_input_is_reported_once_and_nothing_is_lost(toy_project: Path, case,
 
 def test_benchmark_in_params_with_no_file(toy_project: Path, capsys):
     (toy_project / "raw" / "items.jsonl").unlink()
-    assert main(["ingest"]) == 2
+    assert run_stage(["ingest"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
         "error: params.yaml: field 'benchmarks.toy.items.path': file raw/items.jsonl does not exist"
@@ -71,11 +71,11 @@ def test_benchmark_in_params_with_no_file(toy_project: Path, capsys):
 
 
 def test_unknown_benchmark_name_is_a_clear_error(toy_project: Path, capsys):
-    assert main(["ingest", "--benchmark", "nope"]) == 2
+    assert run_stage(["ingest", "--benchmark", "nope"]) == 2
     assert "no benchmark 'nope'; configured: toy" in capsys.readouterr().err
 
 
 def test_missing_upstream_output_says_what_to_run(toy_project: Path, capsys):
-    assert main(["responses", "import"]) == 2
+    assert run_stage(["responses"]) == 2
     err = capsys.readouterr().err
-    assert "data/items/toy.parquet: missing; run `curate ingest --benchmark toy`" in err
+    assert "data/items/toy.parquet: missing; run `dvc repro ingest@toy`" in err

@@ -20,8 +20,8 @@ def test_shipped_params_parse_for_every_stage():
     assert len(panel_models(params)) >= 2
     review_config(params)
     from curation.judge import judge_settings
-    from curation.stages import annotate, gaps, mirt
     from curation.subsets import subsets_config
+    from pipelines import annotate, gaps, mirt
 
     judge_settings(params)
     for name in names:

@@ -24,6 +24,7 @@ from curation.grading._grade import (
     values_match,
 )
 from curation.grading._numeric import numbers_equal, parse_number
+from curation.grading._settings import grading_settings
 
 __all__ = [
     "METHODS",
@@ -35,6 +36,7 @@ __all__ = [
     "extract_exact",
     "extract_numeric",
     "grade",
+    "grading_settings",
     "last_boxed",
     "method_for",
     "normalize_text",

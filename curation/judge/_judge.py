@@ -443,7 +443,7 @@ def _grading_lookup(
     params: Mapping[str, Any], params_file: str
 ) -> Callable[[str], GradingSettings]:
     """Per-benchmark grading options (``benchmarks.<b>.grading``), the defaults otherwise."""
-    from curation.stages.collect import grading_settings
+    from curation.grading import grading_settings
 
     found: dict[str, GradingSettings] = {}
     benchmarks = params.get("benchmarks") or {}

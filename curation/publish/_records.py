@@ -29,7 +29,7 @@ def calibration_id(benchmark: str, path: str | Path) -> str:
     path = Path(path)
     if not path.is_file():
         raise InputError(
-            f"missing; run `curate annotate --benchmark {benchmark}` (or `dvc repro`) first",
+            f"missing; run `dvc repro annotate@{benchmark}` first",
             file=str(path),
         )
     try:
@@ -204,7 +204,7 @@ def subset_records(original: pl.DataFrame, items: list[str], *, name: str) -> pl
     if missing.height:
         raise InputError(
             f"subset {name!r} names item {missing.item(0, 'item')!r}, which is not an original "
-            "item; rerun `curate subsets`",
+            "item; rerun `dvc repro subsets@<benchmark>`",
         )
     return conform(df.sort("_k"), PUBLISHED)
 

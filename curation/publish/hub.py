@@ -85,7 +85,7 @@ def resolve_dataset_dir(dataset: str, version: str, *, dist: str | Path = "dist"
         return candidate
     raise CurationError(
         f"no build of {dataset!r} version {version} at {candidate}; set build.version to "
-        f"{version} (or 'auto') and run `curate build -b {dataset}` first"
+        f"{version} (or 'auto') and run `dvc repro build@{dataset}` first"
     )
 
 

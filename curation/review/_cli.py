@@ -49,7 +49,7 @@ def _candidate_files(patterns: tuple[Path, ...], params: dict) -> list[Path]:
         from curation.errors import InputError
 
         raise InputError(
-            "no candidate file yet; run `curate fill` and `curate judge` (or `dvc repro`) first",
+            "no candidate file yet; run `dvc repro` (the fill and judge stages) first",
             file=", ".join(str(f) for f in files) or "review.candidates",
         )
     return existing

@@ -7,6 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import ConfigError
+from curation.paths import (
+    ITEMS_TEMPLATE,
+    JUDGED_TEMPLATE,
+    REVIEW_ACCEPTED_TEMPLATE,
+    REVIEW_DB,
+    REVIEW_DECISIONS,
+    REVIEW_EDITED_TEMPLATE,
+    REVIEW_RECALIBRATED_TEMPLATE,
+)
 
 CANDIDATE_STATUSES = ("invalid", "duplicate", "judge-rejected", "calibrated", "inserted")
 CANDIDATE_METHODS = ("benchfill", "baseline", "oracle")
@@ -18,28 +27,28 @@ TOKEN_ENV = "CURATE_REVIEW_TOKEN"
 class ReviewConfig:
     """Paths and seeding rules of the human review queue (params.yaml ``review:``)."""
 
-    db: Path = Path("data/review/queue.sqlite")
+    db: Path = REVIEW_DB
     """The SQLite queue (WAL). Local working state; the exported files are the record."""
     candidates: tuple[Path, ...] = (
-        Path("data/candidates.parquet"),
-        Path("data/review/recalibrated/{benchmark}.parquet"),
+        Path(JUDGED_TEMPLATE),
+        Path(REVIEW_RECALIBRATED_TEMPLATE),
     )
     """Candidate tables (candidate schema) that ``curate review seed`` reads by default;
     ``{benchmark}`` expands over params' benchmarks and missing files are skipped. The
     recalibrated edits come last, so an edited item returns as a pending version."""
-    items: str = "data/items/{benchmark}.parquet"
+    items: str = ITEMS_TEMPLATE
     """Where the parents (original items) of a benchmark are, for the side-by-side view."""
     seed_statuses: tuple[str, ...] = ("inserted", "calibrated", "judge-rejected")
     """Candidate ``status`` values that enter the queue (invalid and duplicate never do)."""
     seed_methods: tuple[str, ...] = ("benchfill", "baseline")
     """Candidate ``method`` values that enter the queue (oracle items are never published)."""
-    decisions: Path = Path("data/review/decisions.jsonl")
+    decisions: Path = REVIEW_DECISIONS
     """Exported decision log (schema ``decision``); a dependency of the build stage."""
-    accepted: str = "data/review/accepted/{benchmark}.parquet"
+    accepted: str = REVIEW_ACCEPTED_TEMPLATE
     """Exported reviewed items with z (schema ``accepted_item``) that the build reads."""
-    edited: str = "data/review/edited/{benchmark}.parquet"
+    edited: str = REVIEW_EDITED_TEMPLATE
     """Exported edited items waiting for calibration (schema ``item``, origin edited)."""
-    recalibrated: str = "data/review/recalibrated/{benchmark}.parquet"
+    recalibrated: str = REVIEW_RECALIBRATED_TEMPLATE
     """Edited items measured again by ``curate review recalibrate`` (schema ``candidate``)."""
     host: str = "127.0.0.1"
     port: int = 8765

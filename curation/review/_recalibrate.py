@@ -359,12 +359,12 @@ async def _benchmark(
     log: Callable[[str], None] | None,
 ) -> None:
     """Judge and measure ``works`` (their ``record`` is filled in place)."""
+    from curation.calibrate import panel_setup
     from curation.fill._annotate import Child, Panel, annotate, annotation_lineage, describe
     from curation.fill._hooks import verdict_columns
     from curation.fill._simulate import register_child
     from curation.fill._validity import gradable_problem
     from curation.llm import CallResult, OpenAIBackend, SimulatedBackend
-    from curation.stages.fill import panel_setup
 
     setup = panel_setup(params, benchmark, params_file=params_file)
     settings, llm, collect, grading = setup.settings, setup.llm, setup.collect, setup.grading
@@ -552,10 +552,10 @@ async def arecalibrate(
     log: Callable[[str], None] | None = None,
 ) -> RecalibrationReport:
     """:func:`recalibrate` inside a running event loop."""
+    from curation.io.tables import write_table
     from curation.judge import build_judge
     from curation.llm import CompletionCache, llm_settings
     from curation.schemas import conform, empty_frame
-    from curation.stages._write import write_table
 
     report = RecalibrationReport()
     names = _benchmarks(params, benchmarks)

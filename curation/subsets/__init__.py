@@ -7,6 +7,7 @@
 * :func:`evaluate_subset` → :class:`SubsetReport` — DDM, gaps and τ of a subset next to
   the full benchmark's.
 * :func:`subsets_config` — the ``subsets:`` section of params.yaml.
+* :func:`read_difficulty`, :func:`measured_z` — the annotate stage's table, as read here.
 """
 
 from curation.subsets._config import (
@@ -15,6 +16,7 @@ from curation.subsets._config import (
     TargetSpec,
     subsets_config,
 )
+from curation.subsets._inputs import measured_z, read_difficulty
 from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
 from curation.subsets._ranking import (
     RankAgreement,
@@ -35,9 +37,11 @@ __all__ = [
     "TargetSpec",
     "evaluate_subset",
     "match_quantiles",
+    "measured_z",
     "model_scores",
     "quantile_levels",
     "rank_agreement",
+    "read_difficulty",
     "subsets_config",
     "target_ppf",
 ]

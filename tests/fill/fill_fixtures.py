@@ -26,9 +26,9 @@ from typing import Any
 
 import polars as pl
 
+from curation.io.tables import write_table
 from curation.irt import Calibration
 from curation.schemas import conform
-from curation.stages._write import write_table
 
 BENCH = "scripted"
 ABILITIES = {"weak": -1.5, "mid": -0.5, "strong": 0.5, "top": 1.5}

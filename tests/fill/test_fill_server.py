@@ -25,13 +25,13 @@ from fill_fixtures import (
 
 from curation.params import load_params
 from curation.schemas import validate_frame
-from curation.stages import fill
+from pipelines import fill
 from tests.conftest import REPO
 from tests.llm.fake_openai_server import FakeOpenAIServer, request_key
 
 _RUN = (
     "from curation.params import load_params\n"
-    "from curation.stages import fill\n"
+    "from pipelines import fill\n"
     f"print(fill.run(load_params('params.yaml'), {BENCH!r}))\n"
 )
 

@@ -9,11 +9,11 @@ import polars as pl
 import pytest
 import yaml
 
-from curation.cli import main
 from curation.fill import oracle_insertions, top_k_reduction
 from curation.params import load_params
 from curation.schemas import validate_frame, validate_records
-from curation.stages import fill
+from pipelines import fill
+from tests.stage_cli import run_stage
 
 FILL = {
     "seed": 7,
@@ -28,8 +28,8 @@ FILL = {
 
 @pytest.fixture
 def project(toy_project):
-    for cmd in (["ingest"], ["responses", "import"], ["annotate"]):
-        assert main(cmd) == 0, cmd
+    for cmd in (["ingest"], ["responses"], ["annotate"]):
+        assert run_stage(cmd) == 0, cmd
     return toy_project
 
 

@@ -311,7 +311,7 @@ def _write_benchmarks(root, sim):
 
 
 def test_report_and_stage_end_to_end(tmp_path, monkeypatch):
-    from curation.stages import mirt as stage
+    from pipelines import mirt as stage
 
     a = np.zeros((300, 2))
     a[:150, 0] = 1.5

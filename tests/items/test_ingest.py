@@ -9,10 +9,10 @@ import datasets
 import polars as pl
 import pytest
 
-from curation.cli import main
 from curation.items import ingest_benchmark
 from curation.params import benchmark_spec, load_params
 from tests.conftest import TOY_ITEMS
+from tests.stage_cli import run_stage
 
 
 def _spec(root: Path, path: str, **items_over):
@@ -82,7 +82,7 @@ def test_choices_are_read_as_a_list(toy_project: Path):
 
 
 def test_cli_writes_the_table(toy_project: Path, capsys):
-    assert main(["ingest"]) == 0
+    assert run_stage(["ingest"]) == 0
     out = pl.read_parquet(toy_project / "data" / "items" / "toy.parquet")
     assert out.height == 6 and set(out["origin"]) == {"original"}
     assert "toy: 6 items" in capsys.readouterr().out

@@ -9,10 +9,10 @@ import polars as pl
 import pytest
 
 from curation.errors import InputError
+from curation.io.tables import write_table
+from curation.paths import candidates_path, items_path, judge_metrics_path, judged_path
 from curation.schemas import conform, validate_frame, validate_records
-from curation.stages import judge as judge_stage
-from curation.stages._paths import candidates_path, items_path, judge_metrics_path, judged_path
-from curation.stages._write import write_table
+from pipelines import judge as judge_stage
 from tests.judge.conftest import candidate, judge_params, parent
 
 
@@ -103,7 +103,7 @@ def test_stage_against_the_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_missing_candidates_say_run_fill_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(InputError, match=r"run `curate fill --benchmark toy` first"):
+    with pytest.raises(InputError, match=r"run `dvc repro fill@toy` first"):
         judge_stage.run(judge_params(tmp_path, backend="simulate"), "toy")
 
 

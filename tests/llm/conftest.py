@@ -18,8 +18,8 @@ from typing import Any
 import polars as pl
 import pytest
 
+from curation.io.tables import write_table
 from curation.schemas import conform
-from curation.stages._write import write_table
 from tests.llm.fake_openai_server import FakeOpenAIServer, FaultPlan
 
 API_KEY = "sk-benchcurate-TEST-9f8e7d6c5b4a39281706"

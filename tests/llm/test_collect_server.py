@@ -26,7 +26,7 @@ from curation.llm import (
     Sampling,
 )
 from curation.params import load_params
-from curation.stages import collect
+from pipelines import responses as responses_stage
 from tests.llm.conftest import (
     API_KEY,
     API_KEY_ENV,
@@ -61,7 +61,7 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
     monkeypatch.chdir(tmp_path)
     params = load_params("params.yaml")
 
-    text = collect.run(params, "scripted")
+    text = responses_stage.run(params, "scripted")
 
     assert "2400 samples" in text and "2400 requests" in text
     assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)
@@ -94,7 +94,7 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
 
     # a rerun is served entirely from the cache
     server.reset_stats()
-    again = collect.run(params, "scripted")
+    again = responses_stage.run(params, "scripted")
     assert "0 requests, 2400 cached" in again
     assert sum(server.snapshot().requests.values()) == 0
     assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)

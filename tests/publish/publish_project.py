@@ -180,7 +180,7 @@ def params(root: Path) -> dict:
 
 def run_subsets_and_build(root: Path, benchmark: str = "toy", **build_over) -> str:
     """Run the `subsets` and `build` stages in ``root`` (the working directory)."""
-    from curation.stages import build, subsets
+    from pipelines import build, subsets
 
     p = params(root)
     p["build"] = {**p.get("build", {}), **build_over}

@@ -201,16 +201,16 @@ def test_bad_additions_and_records_are_errors(project: Path):
     diff = pl.read_parquet("data/difficulty/toy.parquet")
     bad_z = pl.when(pl.col("item") == "toy-005").then(1.5).otherwise(pl.col("z")).alias("z")
     diff.with_columns(bad_z).write_parquet("data/difficulty/toy.parquet")
-    from curation.stages import build
+    from pipelines import build
 
     with pytest.raises(InputError, match="toy config original: row 6: field 'z'"):
         build.run(params(project), "toy")
 
 
 def test_missing_subsets_metrics_names_the_stage(project: Path):
-    from curation.stages import build
+    from pipelines import build
 
-    with pytest.raises(InputError, match="curate subsets --benchmark toy"):
+    with pytest.raises(InputError, match="dvc repro subsets@toy"):
         build.run(params(project), "toy")
 
 

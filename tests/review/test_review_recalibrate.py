@@ -12,6 +12,7 @@ from review_fixtures import PARAMS, make_project
 
 from curation.irt import Calibration
 from curation.params import load_params
+from curation.paths import judged_path
 from curation.review import ReviewStore, export, recalibrate, review_config
 from curation.review._cli import main
 from curation.review._recalibrate import latent_b
@@ -39,6 +40,10 @@ def _params(root: Path) -> dict:
 def recal_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     make_project(tmp_path)
     monkeypatch.chdir(tmp_path)
+    # where the judge stage writes candidates: the review section's default input
+    judged = judged_path("toy")
+    judged.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data" / "candidates.parquet").rename(judged)
     Calibration(
         model="1pl",
         abilities={"weak": -1.5, "mid": -0.5, "strong": 0.5, "top": 1.5},

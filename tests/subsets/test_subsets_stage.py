@@ -13,13 +13,13 @@ from curation.errors import ConfigError, InputError
 from curation.measure import ddm
 from curation.params import load_params
 from curation.schemas import conform, validate_frame
-from curation.stages import subsets as stage
 from curation.subsets import (
     ReferenceRanking,
     model_scores,
     rank_agreement,
     subsets_config,
 )
+from pipelines import subsets as stage
 
 
 def _responses(benchmark: str, table: dict[str, list[int]], n_trials: int = 2) -> pl.DataFrame:
@@ -191,5 +191,5 @@ def test_stale_subset_files_are_removed(project: Path):
 
 def test_missing_difficulty_names_the_stage(project: Path):
     Path("data/difficulty/skew.parquet").unlink()
-    with pytest.raises(InputError, match="curate annotate --benchmark skew"):
+    with pytest.raises(InputError, match="dvc repro annotate@skew"):
         stage.run(load_params("params.yaml"), "skew")

@@ -16,10 +16,10 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.readers import detect_format, read_frame
+from curation.io.tables import read_table
 from curation.measure import contrast_widths, power_curve, power_table, progress_test
+from curation.paths import difficulty_path, power_plot_path, responses_path
 from curation.plots.measure import plot_power_curves
-from curation.stages._paths import difficulty_path, responses_path
-from curation.stages._write import read_table
 
 
 def _checkpoint(table: pl.DataFrame, model: str, *, file: str) -> pl.DataFrame:
@@ -35,7 +35,7 @@ def _checkpoint(table: pl.DataFrame, model: str, *, file: str) -> pl.DataFrame:
 def _load_responses(path: Path | None, benchmark: str) -> tuple[pl.DataFrame, str]:
     if path is None:
         file = responses_path(benchmark)
-        return read_table(file, produced_by=f"responses import --benchmark {benchmark}"), str(file)
+        return read_table(file, produced_by=f"responses@{benchmark}"), str(file)
     frame = read_frame(path, detect_format(path))
     for col in ("model", "item", "n_trials", "n_correct"):
         if col not in frame.columns:
@@ -60,7 +60,7 @@ def run_progress_test(
 ) -> str:
     """Stratified randomisation test of "B is better than A" on the items both answered."""
     difficulty = read_table(
-        difficulty_path(benchmark), produced_by=f"annotate --benchmark {benchmark}"
+        difficulty_path(benchmark), produced_by=f"annotate@{benchmark}"
     )
     table, file = _load_responses(responses, benchmark)
     a = _checkpoint(table, model_a, file=file)
@@ -138,13 +138,13 @@ def run_power(
 ) -> str:
     """Theorem 2.3 on this benchmark: progress inside vs wider than its largest gap."""
     difficulty = read_table(
-        difficulty_path(benchmark), produced_by=f"annotate --benchmark {benchmark}"
+        difficulty_path(benchmark), produced_by=f"annotate@{benchmark}"
     )
     z = difficulty["z"].to_numpy()
     widths = widths or list(contrast_widths(z))
     repeats = repeats or [1, 4, 16, 64]
     frame = power_curve(z, width=widths, repeats=repeats, n_sims=n_sims, alpha=alpha, seed=seed)
-    plot = plot or Path("plots/power") / f"{benchmark}.png"
+    plot = plot or power_plot_path(benchmark)
     plot_power_curves(frame, plot, title=f"{benchmark}: power of the progress test")
     table = power_table(frame)
     first = frame.row(0, named=True)

@@ -1,9 +1,9 @@
-"""Stage `collect`: responses from the panel (or imported), per benchmark.
+"""Stage `responses`: the response matrix, imported or collected from the panel, per benchmark.
 
 The one switch is ``collect.enabled`` in params.yaml:
 
-* false (default): the benchmark's bundled responses are imported exactly as the
-  ``responses`` stage does, so the pipeline keeps annotating real data;
+* false (default): the benchmark's bundled responses are imported from the file
+  ``benchmarks.<b>.responses`` names, so the pipeline keeps annotating real data;
 * true: every panel model answers every item k times through ``collect.backend``
   (``simulate``: the offline, seeded IRT panel; ``openai``: the endpoints named in
   ``panel.models``), answers are graded, and the cells are tabulated.
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError
-from curation.grading import METHODS, GradingSettings
+from curation.grading import grading_settings
 from curation.io.atomic import write_json
+from curation.io.tables import read_table, write_table
 from curation.llm import (
     Accounting,
     CollectResult,
@@ -37,40 +36,10 @@ from curation.llm import (
     panel_models,
 )
 from curation.params import benchmark_spec
+from curation.paths import collect_metrics_path, items_path, responses_path, samples_path
+from curation.responses import import_responses
 from curation.schemas import empty_frame, validate_records
-from curation.stages import responses as responses_stage
-from curation.stages._paths import items_path, responses_path
-from curation.stages._write import read_table, write_table
-
-
-def samples_path(benchmark: str) -> Path:
-    return Path("data/collect") / f"{benchmark}.samples.parquet"
-
-
-def collect_metrics_path(benchmark: str) -> Path:
-    return Path("metrics/collect") / f"{benchmark}.json"
-
-
-def grading_settings(raw: Any, *, where: str) -> GradingSettings:
-    """Parse ``benchmarks.<b>.grading`` (method override, regex pattern, tolerances)."""
-    if raw is None:
-        return GradingSettings()
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected a mapping")
-    unknown = set(raw) - {"method", "pattern", "rel_tol", "abs_tol"}
-    if unknown:
-        raise ConfigError(f"{where}.{sorted(unknown)[0]}: unknown setting")
-    method = raw.get("method")
-    if method is not None and method not in METHODS:
-        raise ConfigError(f"{where}.method: {method!r} is not one of {', '.join(METHODS)}")
-    if method == "regex" and not raw.get("pattern"):
-        raise ConfigError(f"{where}.pattern: the regex grader needs a pattern")
-    return GradingSettings(
-        method=method,
-        pattern=raw.get("pattern"),
-        rel_tol=float(raw.get("rel_tol", 1e-4)),
-        abs_tol=float(raw.get("abs_tol", 1e-9)),
-    )
+from curation.stage_main import stage_main
 
 
 def _metrics(
@@ -116,9 +85,20 @@ def _write_metrics(benchmark: str, metrics: dict[str, Any]) -> None:
 
 
 def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> str:
-    text = responses_stage.run(params, benchmark, params_file=params_file)
-    table = pl.read_parquet(responses_path(benchmark))
-    items = read_table(items_path(benchmark), produced_by=f"ingest --benchmark {benchmark}")
+    spec = benchmark_spec(params, benchmark, params_file=params_file)
+    items_file = items_path(benchmark)
+    items = read_table(items_file, produced_by=f"ingest@{benchmark}")
+    table = import_responses(
+        spec,
+        known_items=items.get_column("item").to_list(),
+        items_file=str(items_file),
+        params_file=params_file,
+    )
+    out = responses_path(benchmark)
+    write_table(table, out, "response")
+    n_models = table.get_column("model").n_unique()
+    n_items = table.get_column("item").n_unique()
+    text = f"{benchmark}: {table.height} responses ({n_models} models x {n_items} items) -> {out}"
     write_table(empty_frame("sample"), samples_path(benchmark), "sample")
     by_model = {
         m: (int(t), int(c))
@@ -155,9 +135,9 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     grading = grading_settings(
         spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
     )
-    items = read_table(items_path(benchmark), produced_by=f"ingest --benchmark {benchmark}")
+    items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
 
-    async def main() -> CollectResult:
+    async def _run_async() -> CollectResult:
         backend = build_backend(settings, llm, models, benchmark=benchmark, items=items)
         try:
             with CompletionCache(llm.cache_path) as cache:
@@ -174,7 +154,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         finally:
             await backend.aclose()
 
-    result = asyncio.run(main())
+    result = asyncio.run(_run_async())
     samples, responses = result.samples, result.responses
     source = "simulated" if settings.backend == "simulate" else "collected"
     graded = samples.filter(pl.col("correct").is_not_null())
@@ -213,3 +193,11 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     for reason, n in skipped.items():
         text += f"\n  warning: {n} items skipped ({reason}); they get no responses"
     return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    return stage_main("responses", run, argv, per_benchmark=True, description=__doc__)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,4 +1,9 @@
-"""Validated, atomic table writes shared by every stage."""
+"""Validated, atomic table reads and writes shared by every stage and command.
+
+A table is written only after it validates against its schema, and only through a
+temporary file that is renamed into place, so a failed stage never leaves half a table.
+A missing input names the DVC stage that makes it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from curation.errors import InputError
 from curation.io.atomic import atomic_path
 from curation.schemas import validate_frame
 
@@ -18,13 +24,12 @@ def write_table(df: pl.DataFrame, path: Path, schema: str) -> None:
 
 
 def require_output(path: Path, *, produced_by: str) -> Path:
-    """``path`` if an earlier stage wrote it, else an error saying which command makes it."""
-    if not path.is_file():
-        from curation.errors import InputError
+    """``path`` if an earlier stage wrote it, else an error naming the stage that makes it.
 
-        raise InputError(
-            f"missing; run `curate {produced_by}` (or `dvc repro`) first", file=str(path)
-        )
+    ``produced_by`` is a DVC stage name such as ``annotate@gsm8k``.
+    """
+    if not path.is_file():
+        raise InputError(f"missing; run `dvc repro {produced_by}` first", file=str(path))
     return path
 
 

@@ -1,0 +1,167 @@
+"""Every file the pipeline reads or writes, in one place.
+
+The names here are the ones ``dvc.yaml`` declares as deps and outs; a stage, a command
+(``curate summary``, ``curate review``) or a test that needs a pipeline file asks this
+module instead of spelling the path again. All paths are relative to the project root
+(the folder holding ``dvc.yaml``), where DVC runs every stage.
+
+Templates (``*_TEMPLATE``) keep a literal ``{benchmark}`` for settings that let the user
+override a path per benchmark in params.yaml (the review section).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# --- ingest / responses -------------------------------------------------------------
+
+ITEMS_TEMPLATE = "data/items/{benchmark}.parquet"
+
+
+def items_path(benchmark: str) -> Path:
+    """The ingested items (schema ``item``)."""
+    return Path(ITEMS_TEMPLATE.format(benchmark=benchmark))
+
+
+def responses_path(benchmark: str) -> Path:
+    """The response matrix in long form (schema ``response``)."""
+    return Path("data/responses") / f"{benchmark}.parquet"
+
+
+def samples_path(benchmark: str) -> Path:
+    """The per-sample collection log (schema ``sample``; empty when imported)."""
+    return Path("data/collect") / f"{benchmark}.samples.parquet"
+
+
+def collect_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/collect") / f"{benchmark}.json"
+
+
+# --- check ----------------------------------------------------------------------------
+
+
+def check_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/check") / f"{benchmark}.json"
+
+
+def check_report_path(benchmark: str) -> Path:
+    return Path("reports/check") / f"{benchmark}.md"
+
+
+def check_plot_path(benchmark: str) -> Path:
+    return Path("plots/check") / f"{benchmark}.png"
+
+
+# --- annotate -------------------------------------------------------------------------
+
+
+def difficulty_path(benchmark: str) -> Path:
+    return Path("data/difficulty") / f"{benchmark}.parquet"
+
+
+def draws_path(benchmark: str) -> Path:
+    return Path("data/difficulty") / f"{benchmark}.draws.npz"
+
+
+def calibration_path(benchmark: str) -> Path:
+    return Path("data/calibration") / f"{benchmark}.json"
+
+
+def irt_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/irt") / f"{benchmark}.json"
+
+
+def irt_plot_path(benchmark: str, kind: str) -> Path:
+    return Path("plots/irt") / f"{benchmark}-{kind}.png"
+
+
+# --- gaps (all benchmarks at once) ----------------------------------------------------
+
+GAPS_METRICS = Path("metrics/gaps.json")
+GAPS_REPORT_MD = Path("reports/gaps.md")
+GAPS_REPORT_HTML = Path("reports/gaps.html")
+GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
+
+
+def gaps_plot_path(benchmark: str, kind: str) -> Path:
+    return Path("plots/gaps") / f"{benchmark}-{kind}.png"
+
+
+# --- mirt (all benchmarks at once) ----------------------------------------------------
+
+MIRT_METRICS = Path("metrics/mirt.json")
+MIRT_REPORT = Path("reports/mirt.md")
+MIRT_PLOT_DIR = Path("plots/mirt")
+MIRT_LOADINGS = Path("data/mirt/loadings.parquet")
+
+# --- fill / judge -----------------------------------------------------------------------
+
+
+def fill_dir(benchmark: str) -> Path:
+    """BenchFill's working folder: memory and search state persist here so a killed run
+    resumes where it stopped."""
+    return Path("data/fill") / benchmark
+
+
+def candidates_path(benchmark: str) -> Path:
+    return fill_dir(benchmark) / "candidates.parquet"
+
+
+def memory_path(benchmark: str) -> Path:
+    return fill_dir(benchmark) / "memory.parquet"
+
+
+def fill_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/fill") / f"{benchmark}.json"
+
+
+def fill_plot_path(benchmark: str) -> Path:
+    return Path("plots/fill") / f"{benchmark}.png"
+
+
+JUDGED_TEMPLATE = "data/judged/{benchmark}.parquet"
+
+
+def judged_path(benchmark: str) -> Path:
+    """Candidates with the judge's verdicts (schema ``candidate``): what review seeds from."""
+    return Path(JUDGED_TEMPLATE.format(benchmark=benchmark))
+
+
+def judge_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/judge") / f"{benchmark}.json"
+
+
+# --- human review (defaults of params.yaml ``review:``) -------------------------------
+
+REVIEW_DB = Path("data/review/queue.sqlite")
+REVIEW_DECISIONS = Path("data/review/decisions.jsonl")
+REVIEW_ACCEPTED_TEMPLATE = "data/review/accepted/{benchmark}.parquet"
+REVIEW_EDITED_TEMPLATE = "data/review/edited/{benchmark}.parquet"
+REVIEW_RECALIBRATED_TEMPLATE = "data/review/recalibrated/{benchmark}.parquet"
+
+# --- subsets / build ----------------------------------------------------------------
+
+
+def subsets_dir(benchmark: str) -> Path:
+    return Path("data/subsets") / benchmark
+
+
+def subset_path(benchmark: str, name: str) -> Path:
+    return subsets_dir(benchmark) / f"{name}.parquet"
+
+
+def subsets_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/subsets") / f"{benchmark}.json"
+
+
+def build_metrics_path(benchmark: str) -> Path:
+    return Path("metrics/build") / f"{benchmark}.json"
+
+
+DIST_ROOT = Path("dist")
+
+# --- hand-run commands ------------------------------------------------------------------
+
+
+def power_plot_path(benchmark: str) -> Path:
+    return Path("plots/power") / f"{benchmark}.png"
