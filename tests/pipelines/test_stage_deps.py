@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("stage_deps", REPO / "scripts" / "stage_deps.py")
 assert _spec is not None and _spec.loader is not None
 stage_deps_tool = importlib.util.module_from_spec(_spec)
