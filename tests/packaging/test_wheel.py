@@ -44,25 +44,20 @@ def _run(cmd: list[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[st
     return proc
 
 
-def _copy_source_tree(dest: Path) -> Path:
-    """Copy the files a commit would hold (tracked plus untracked, not ignored) to ``dest``.
+@pytest.fixture(scope="module")
+def source() -> list[str]:
+    """The files a commit would hold (tracked plus untracked, not ignored), as POSIX paths.
 
-    Building in place would write build/ and *.egg-info into the checkout, and setuptools
-    never clears build/lib: a file deleted from the checkout would still reach the wheel
-    from an earlier build and this test would pass for the wrong reason.
+    Both what the wheel is built from and what it must contain, so an ignored stray file in
+    the work tree (an editor's swap file, a local output) changes neither.
     """
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout: cannot tell source files from outputs")
     listing = _run(
         ["git", "-C", REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     ).stdout
-    for rel in filter(None, listing.split("\0")):
-        src = REPO / rel
-        if src.is_file():  # a tracked file deleted in the work tree is not in the source
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target)
-    return dest
+    # A tracked file deleted in the work tree is not part of the source.
+    return sorted(rel for rel in set(listing.split("\0")) if rel and (REPO / rel).is_file())
 
 
 def _backend_installed() -> bool:
@@ -84,39 +79,49 @@ def _backend_installed() -> bool:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel built from a copy of this source tree."""
+def wheel(source: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel built from a copy of the source files.
+
+    Not built in place: that writes build/ and *.egg-info into the checkout, and setuptools
+    never clears build/lib, so a file deleted from the checkout would still reach the wheel
+    from an earlier build and the tests would pass for the wrong reason.
+    """
     root = tmp_path_factory.mktemp("wheel")
-    src = _copy_source_tree(root / "src")
+    src = root / "src"
+    for rel in source:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, src / rel)
     isolation = ["--no-build-isolation", "--no-index"] if _backend_installed() else []
     _run([*PIP, "wheel", "--no-deps", *isolation, "--wheel-dir", root / "dist", src])
     (built,) = (root / "dist").glob("benchcurate-*.whl")
     return built
 
 
-def _names(files: list[str], folder: str) -> set[str]:
+def _under(files: list[str], folder: str) -> set[str]:
+    """Paths in ``files`` below ``folder/``, relative to it."""
     return {f.removeprefix(folder) for f in files if f.startswith(folder)}
 
 
-def test_wheel_holds_every_schema_and_package_file(wheel: Path) -> None:
+def _schema_files(source: list[str]) -> set[str]:
+    return {f for f in _under(source, "schemas/") if f.endswith(".schema.json")}
+
+
+def test_wheel_holds_every_schema_and_package_file(source: list[str], wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         files = zf.namelist()
-    schemas = {p.name for p in (REPO / "schemas").glob("*.schema.json")}
+    schemas = _schema_files(source)
     assert len(schemas) >= 20
-    assert _names(files, "curation/_schemas/") == schemas
+    assert _under(files, "curation/_schemas/") == schemas
     # Every module and data file of the package (prompts, templates, static assets, the
     # KaTeX fonts, py.typed): a subpackage missing from `packages` or a file type missing
     # from package-data shows up here.
-    package = {
-        p.relative_to(REPO / "curation").as_posix()
-        for p in (REPO / "curation").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+    package = _under(source, "curation/")
     assert "py.typed" in package
     assert any(f.startswith("review/static/katex/fonts/") for f in package)
-    in_wheel = _names(files, "curation/") - {f"_schemas/{s}" for s in schemas}
-    assert sorted(package - in_wheel) == []
-    assert sorted(in_wheel - package) == []
+    in_wheel = _under(files, "curation/") - {f"_schemas/{s}" for s in schemas}
+    missing, stray = sorted(package - in_wheel), sorted(in_wheel - package)
+    assert not missing, f"in curation/ but not in the wheel (packages/package-data?): {missing}"
+    assert not stray, f"in the wheel but not in curation/: {stray}"
 
 
 CHECK = textwrap.dedent(
@@ -173,14 +178,18 @@ def _venv_with_wheel(venv: Path, wheel: Path) -> Path:
     return python
 
 
-def test_installed_wheel_validates_from_an_empty_folder(wheel: Path, tmp_path: Path) -> None:
+def test_installed_wheel_validates_from_an_empty_folder(
+    source: list[str], wheel: Path, tmp_path: Path
+) -> None:
     venv = tmp_path / "venv"
     python = _venv_with_wheel(venv, wheel)
     empty = tmp_path / "empty"
     empty.mkdir()
+    check = tmp_path / "check.py"
+    check.write_text(CHECK, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in LEAKY_ENV}
-    # -I: no PYTHONPATH, no user site, no current folder on sys.path.
-    out = _run([python, "-I", "-c", CHECK], cwd=empty, env=env).stdout
+    # -I: no PYTHONPATH, no user site, neither the script's nor the current folder on sys.path.
+    out = _run([python, "-I", check], cwd=empty, env=env).stdout
     report = json.loads(out.strip().splitlines()[-1])
 
     installed = Path(report["prefix"]).resolve()
@@ -189,8 +198,8 @@ def test_installed_wheel_validates_from_an_empty_folder(wheel: Path, tmp_path: P
     assert curation_dir.is_relative_to(installed), "curation was imported from outside the venv"
     assert not curation_dir.is_relative_to(REPO)
     assert Path(report["schema_dir"]).resolve() == curation_dir / "_schemas"
-    in_checkout = (REPO / "schemas").glob("*.schema.json")
-    assert report["schemas"] == sorted(p.name.removesuffix(".schema.json") for p in in_checkout)
+    expected = sorted(f.removesuffix(".schema.json") for f in _schema_files(source))
+    assert report["schemas"] == expected
 
     # The console script works from the wheel too.
     curate = venv / ("Scripts/curate.exe" if os.name == "nt" else "bin/curate")
