@@ -2,6 +2,10 @@
 
 This module loads them, derives the polars column types from them (so no field list
 is kept twice), and validates tables before a stage writes them.
+
+The top-level ``schemas/`` folder is the only committed copy. A wheel carries it as the
+package data ``curation/_schemas/`` (see ``[tool.setuptools.package-dir]`` in
+pyproject.toml), so an installed package validates without a checkout.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +24,31 @@ import polars as pl
 from curation.errors import InputError
 
 SCHEMA_DIR_ENV = "BENCHCURATE_SCHEMAS"
+PACKAGED_SCHEMAS = "_schemas"
 
 
 def schema_dir() -> Path:
-    """The folder holding ``*.schema.json`` (the repository's ``schemas/``)."""
+    """The folder holding ``*.schema.json``.
+
+    In order: ``$BENCHCURATE_SCHEMAS`` if set; the package data ``curation/_schemas/``,
+    which only an installed wheel has (the build copies ``schemas/`` there); else the
+    checkout's ``schemas/`` beside the package, which is what a source tree or an
+    editable install reads, so editing a schema there takes effect without a rebuild.
+    """
     override = os.environ.get(SCHEMA_DIR_ENV)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parent.parent / "schemas"
+    packaged = resources.files("curation").joinpath(PACKAGED_SCHEMAS)
+    # A Path unless the package is imported from a zip, which pip never installs.
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "schemas"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(
+        f"no JSON Schemas: neither package data {packaged} nor a checkout's {checkout} "
+        f"exists (a wheel built without curation/_schemas?); set {SCHEMA_DIR_ENV} to a folder"
+    )
 
 
 @functools.cache
