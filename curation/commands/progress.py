@@ -59,9 +59,7 @@ def run_progress_test(
     out: Path | None = None,
 ) -> str:
     """Stratified randomisation test of "B is better than A" on the items both answered."""
-    difficulty = read_table(
-        difficulty_path(benchmark), produced_by=f"annotate@{benchmark}"
-    )
+    difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
     table, file = _load_responses(responses, benchmark)
     a = _checkpoint(table, model_a, file=file)
     b = _checkpoint(table, model_b, file=file)
@@ -137,9 +135,7 @@ def run_power(
     plot: Path | None = None,
 ) -> str:
     """Theorem 2.3 on this benchmark: progress inside vs wider than its largest gap."""
-    difficulty = read_table(
-        difficulty_path(benchmark), produced_by=f"annotate@{benchmark}"
-    )
+    difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
     z = difficulty["z"].to_numpy()
     widths = widths or list(contrast_widths(z))
     repeats = repeats or [1, 4, 16, 64]

@@ -44,8 +44,7 @@ def plot_check_overview(report: CheckReport, path: str | os.PathLike[str]) -> No
     right.set_xlim(0, 1)
     right.set_xlabel("accuracy")
     right.set_title(
-        f"{report.n_models} models by accuracy (red: frequent reversals, "
-        f"max rate {rev.max():.3f})"
+        f"{report.n_models} models by accuracy (red: frequent reversals, max rate {rev.max():.3f})"
     )
     right.grid(axis="y", visible=False)
     save_png(fig, path)
