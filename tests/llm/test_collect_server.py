@@ -71,7 +71,11 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
     assert n_faults > 0.2 * 2400
     samples = pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet")
     assert samples.height == 2400
-    assert samples["retries"].sum() == n_faults  # each failed attempt was retried once
+    # every attempt the server saw beyond the first per sample was a client retry; each
+    # fault forced one (a slow answer on a loaded machine may force one more: timeout)
+    attempts = sum(stats.requests.values())
+    assert samples["retries"].sum() == attempts - 2400
+    assert n_faults <= attempts - 2400 <= n_faults + 0.01 * 2400
     assert set(samples["source"]) == {"collected"}
     assert samples["raw_output"].null_count() == 0 and samples["extracted"].null_count() == 0
     streamed = samples.filter(pl.col("model") == "mid")
