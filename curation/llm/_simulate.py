@@ -26,6 +26,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
 
@@ -106,7 +107,7 @@ def _wrong_number(reference: str) -> str | None:
     value = parse_number(reference)
     if value is None:
         return None
-    wrong = value + max(1, abs(value))  # at least 1 and 100% away: never within tolerance
+    wrong = value + max(Fraction(1), abs(value))  # at least 1 and 100% away: never within tolerance
     return str(wrong.numerator) if wrong.denominator == 1 else f"{float(wrong):.6g}"
 
 

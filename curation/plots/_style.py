@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from curation.io.atomic import atomic_path  # noqa: E402
@@ -31,7 +32,7 @@ _RC: dict[str, Any] = {
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.alpha": 0.25,
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "axes.prop_cycle": cycler(color=PALETTE),
     "legend.frameon": False,
 }
 

@@ -35,7 +35,7 @@ def plot_check_overview(report: CheckReport, path: str | os.PathLike[str]) -> No
                 fontsize=8,
             )
 
-    models = sorted(report.model_accuracy, key=report.model_accuracy.get)
+    models = sorted(report.model_accuracy, key=lambda m: report.model_accuracy[m])
     acc = [report.model_accuracy[m] for m in models]
     rev = np.array([report.per_model_reversal[m] for m in models])
     colors = [HIGHLIGHT if m in report.offending_models else PALETTE[0] for m in models]
