@@ -18,7 +18,7 @@ Lower level: :func:`fit_mirt` fits one d; :func:`rotate_fit` rotates a fit;
 :func:`flip_attribution` explains why two models swap places between two benchmarks.
 """
 
-from curation.irt._mirt_fit import (
+from curation.irt.mirt._fit import (
     MirtData,
     MirtFit,
     Priors,
@@ -30,7 +30,7 @@ from curation.irt._mirt_fit import (
     simulate_mirt,
     standardise,
 )
-from curation.irt._mirt_report import (
+from curation.irt.mirt._report import (
     BenchmarkProfile,
     Flip,
     FlipItem,
@@ -46,7 +46,7 @@ from curation.irt._mirt_report import (
     loadings_frame,
     render_mirt_markdown,
 )
-from curation.irt._mirt_rotate import (
+from curation.irt.mirt._rotate import (
     ROTATIONS,
     congruence,
     oblimin,
@@ -54,7 +54,7 @@ from curation.irt._mirt_rotate import (
     rotate_fit,
     varimax,
 )
-from curation.irt._mirt_select import (
+from curation.irt.mirt._select import (
     SELECT_RULES,
     DimensionRow,
     Selection,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curation.irt._mirt_fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
+from curation.irt.mirt._fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
 
 SELECT_RULES: tuple[str, ...] = ("heldout", "bic")
 

@@ -24,9 +24,9 @@ import polars as pl
 from scipy.special import expit
 from scipy.stats import spearmanr
 
-from curation.irt._mirt_fit import MirtData, MirtFit
-from curation.irt._mirt_rotate import rotate_fit
-from curation.irt._mirt_select import Selection
+from curation.irt.mirt._fit import MirtData, MirtFit
+from curation.irt.mirt._rotate import rotate_fit
+from curation.irt.mirt._select import Selection
 
 ROTATION_TEXT = {
     "varimax": "varimax (orthogonal, Kaiser-normalised): abilities stay uncorrelated",
