@@ -30,22 +30,22 @@ from curation.irt.mirt._fit import (
     simulate_mirt,
     standardise,
 )
-from curation.irt.mirt._report import (
-    BenchmarkProfile,
+from curation.irt.mirt._flips import (
     Flip,
     FlipItem,
-    MirtReport,
-    Similarity,
-    benchmark_profiles,
-    benchmark_similarity,
-    build_report,
-    expected_scores,
     find_flips,
     flip_attribution,
     item_contributions,
-    loadings_frame,
-    render_mirt_markdown,
 )
+from curation.irt.mirt._markdown import render_mirt_markdown
+from curation.irt.mirt._profiles import (
+    BenchmarkProfile,
+    Similarity,
+    benchmark_profiles,
+    benchmark_similarity,
+    expected_scores,
+)
+from curation.irt.mirt._report import MirtReport, build_report, loadings_frame
 from curation.irt.mirt._rotate import (
     ROTATIONS,
     congruence,
