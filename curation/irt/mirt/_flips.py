@@ -12,6 +12,7 @@ Pure numbers; the Markdown report renders them (``_markdown.py``).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +76,11 @@ def _secant(eta_a: np.ndarray, eta_b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         sec = (expit(eta_a) - expit(eta_b)) / np.where(small, 1.0, diff)
     return np.where(small, p_mid * (1 - p_mid), sec)
+
+
+def _four(values: Sequence[float]) -> tuple[float, float, float, float]:
+    a, b, c, d = (float(v) for v in values)
+    return a, b, c, d
 
 
 def item_contributions(
@@ -160,8 +166,8 @@ def flip_attribution(
         model_b=model_b,
         benchmark_a=benchmark_a,
         benchmark_b=benchmark_b,
-        expected=tuple(float(v) for v in exp),
-        observed=tuple(float(v) for v in observed),
+        expected=_four(exp),
+        observed=_four(observed),
         lead_a=float(exp[0] - exp[1]),
         lead_b=float(exp[3] - exp[2]),
         by_dimension_a=tuple(float(v) for v in per_dim[x].mean(axis=0)),

@@ -120,7 +120,7 @@ def select_dimension(
         fits[d] = full
         partial.append((d, tfit, full, time.perf_counter() - t0))
     means = {d: float(v.mean()) for d, v in per_cell.items()}
-    best = max(means, key=means.get)
+    best = max(means, key=lambda d: means[d])
     rows = []
     for d, tfit, full, seconds in partial:
         diff = per_cell[best] - per_cell[d]
