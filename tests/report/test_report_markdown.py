@@ -58,3 +58,4 @@ def test_text_table() -> None:
     assert text_table(("name", "n"), [("alpha", "1"), ("b", "100")]) == (
         "name     n\n-----  ---\nalpha    1\nb      100"
     )
+    assert text_table(("a", "b"), [("xx", "1")], align="ll") == "a   b\n--  -\nxx  1"
