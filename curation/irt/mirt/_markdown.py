@@ -24,6 +24,8 @@ ROTATION_TEXT = {
 
 BLANKS = Blanks(missing=EN_DASH, nonfinite=EN_DASH)
 """Undefined correlations and scores (too few models, missing cells) print "–"."""
+_UNOBSERVED = Blanks(missing=EN_DASH)
+"""A cell the model did not answer prints "–" (an observed rate is never NaN)."""
 
 
 def _points(share: float) -> str:
@@ -245,7 +247,8 @@ def _flip(f: Flip) -> list[str]:
             f"`{it.item}`",
             fixed(100 * it.contribution),
             f"{fixed(it.p_a, 2)} / {fixed(it.p_b, 2)}",
-            f"{general(it.observed_a, blanks=BLANKS)} / {general(it.observed_b, blanks=BLANKS)}",
+            f"{general(it.observed_a, blanks=_UNOBSERVED)} / "
+            f"{general(it.observed_b, blanks=_UNOBSERVED)}",
             "  ".join(signed(v) for v in it.loadings),
         ]
         for it in f.items
