@@ -13,27 +13,16 @@ from curation.paths import (
     fill_metrics_path,
     irt_metrics_path,
 )
+from curation.report.format import DASH, fixed, interval, percent
+from curation.report.text import table
 
 
 def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
-    """Left-aligned first column, right-aligned figures, a rule under the header."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(
-            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in rows
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def _missing(name: str, header: tuple[str, ...]) -> tuple[str, ...]:
-    return (name, *["-"] * (len(header) - 1))
+    return (name, *[DASH] * (len(header) - 1))
 
 
 def check_table(names: list[str]) -> str:
@@ -48,7 +37,7 @@ def check_table(names: list[str]) -> str:
         "item-rev",
         "warnings",
     )
-    rows = [header]
+    rows: list[tuple[str, ...]] = []
     for name in names:
         m = _load(check_metrics_path(name))
         if m is None:
@@ -59,15 +48,15 @@ def check_table(names: list[str]) -> str:
                 name,
                 str(m["n_models"]),
                 str(m["n_items"]),
-                f"{m['missing_share']:.1%}",
-                f"{m['item_informativeness']:.1%}",
-                f"{m['model_informativeness']:.1%}",
-                f"{m['model_reversal_rate']:.3f}",
-                f"{m['item_reversal_rate']:.3f}",
+                percent(m["missing_share"]),
+                percent(m["item_informativeness"]),
+                percent(m["model_informativeness"]),
+                fixed(m["model_reversal_rate"]),
+                fixed(m["item_reversal_rate"]),
                 str(m["n_warnings"]),
             )
         )
-    return _table(rows)
+    return table(header, rows)
 
 
 def irt_table(names: list[str]) -> str:
@@ -82,7 +71,7 @@ def irt_table(names: list[str]) -> str:
         "LOO max|dz|",
         "most influential",
     )
-    rows = [header]
+    rows: list[tuple[str, ...]] = []
     for name in names:
         m = _load(irt_metrics_path(name))
         if m is None:
@@ -94,20 +83,20 @@ def irt_table(names: list[str]) -> str:
                 name,
                 m["model"].upper(),
                 f"{m['method']}/{m['interval_source']}",
-                f"{m['bic_1pl']:.0f}",
-                f"{m['bic_2pl']:.0f}",
+                fixed(m["bic_1pl"], 0),
+                fixed(m["bic_2pl"], 0),
                 str(m["n_all_solved"]),
                 str(m["n_none_solved"]),
-                f"{loo['max_abs_dz']:.3f}" if loo else "-",
-                str(loo.get("most_influential_model", "-")),
+                fixed(loo["max_abs_dz"]) if loo else DASH,
+                str(loo.get("most_influential_model", DASH)),
             )
         )
-    return _table(rows)
+    return table(header, rows)
 
 
 def gaps_table(names: list[str]) -> str:
     metrics = _load(GAPS_METRICS) or {}
-    first = next(iter(metrics.values()), {})
+    first: dict[str, Any] = next(iter(metrics.values()), {})
     targets = sorted(first.get("ddm", {}), key=lambda t: (t != "uniform", t))
     header = (
         "benchmark",
@@ -119,7 +108,7 @@ def gaps_table(names: list[str]) -> str:
         "Top-5",
         "flags",
     )
-    rows = [header]
+    rows: list[tuple[str, ...]] = []
     for name in names:
         m = metrics.get(name)
         if m is None:
@@ -130,15 +119,15 @@ def gaps_table(names: list[str]) -> str:
             (
                 name,
                 str(m["n"]),
-                *[f"{m['ddm'][t]:.3f}" for t in targets],
-                f"{m['max_gap']:.3f}",
-                f"[{m['max_gap_left']:.3f}, {m['max_gap_right']:.3f}]",
-                f"{m['top_3_sum']:.3f}",
-                f"{m['top_5_sum']:.3f}",
-                ", ".join(flags) or "-",
+                *[fixed(m["ddm"][t]) for t in targets],
+                fixed(m["max_gap"]),
+                interval(m["max_gap_left"], m["max_gap_right"]),
+                fixed(m["top_3_sum"]),
+                fixed(m["top_5_sum"]),
+                ", ".join(flags) or DASH,
             )
         )
-    return _table(rows)
+    return table(header, rows)
 
 
 def fill_table(names: list[str]) -> str:
@@ -154,7 +143,7 @@ def fill_table(names: list[str]) -> str:
         "trials/item",
         "of fixed",
     )
-    rows = [header]
+    rows: list[tuple[str, ...]] = []
     for name in names:
         m = _load(fill_metrics_path(name))
         if m is None:
@@ -164,23 +153,25 @@ def fill_table(names: list[str]) -> str:
         bf = meth["benchfill"]
 
         def red(method: str, methods: dict[str, Any] = meth) -> str:
-            return f"{-methods[method]['top_3_reduction_pct']:.1f}%" if method in methods else "-"
+            if method not in methods:
+                return DASH
+            return fixed(-methods[method]["top_3_reduction_pct"], 1) + "%"
 
         rows.append(
             (
                 name,
                 m["source"],
                 f"{bf['n_inserted']}/{m['insertions']}",
-                f"{m['top_3_before']:.3f}",
+                fixed(m["top_3_before"]),
                 red("benchfill"),
                 red("baseline"),
                 red("oracle"),
-                f"{bf['target_dev']:.4f}",
-                f"{bf['trials_per_insertion']:,.0f}",
-                f"{bf['trials_vs_fixed']:.1%}",
+                fixed(bf["target_dev"], 4),
+                fixed(bf["trials_per_insertion"], 0, grouping=True),
+                percent(bf["trials_vs_fixed"]),
             )
         )
-    return _table(rows)
+    return table(header, rows)
 
 
 def print_summary(params: dict[str, Any]) -> int:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from numpy.typing import ArrayLike
 
 from curation.measure._gaps import _gap_arrays
+from curation.report.format import interval
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class BlindInterval:
         return (self.left, max(self.left, self.right - self.progress_width))
 
     def label(self, digits: int = 3) -> str:
-        return f"[{self.left:.{digits}f}, {self.right:.{digits}f}]"
+        return interval(self.left, self.right, digits)
 
 
 _TOL = 1e-12

@@ -14,6 +14,7 @@ import polars as pl
 from numpy.typing import ArrayLike, NDArray
 
 from curation.measure._validate import as_unit_sample
+from curation.report.format import interval
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Gap:
         return 0.5 * (self.z_left + self.z_right)
 
     def label(self, digits: int = 3) -> str:
-        return f"[{self.z_left:.{digits}f}, {self.z_right:.{digits}f}]"
+        return interval(self.z_left, self.z_right, digits)
 
 
 def _gap_arrays(z: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

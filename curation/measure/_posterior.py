@@ -18,6 +18,7 @@ from curation.measure._ddm import _ddm_beta_sorted, _ddm_uniform_sorted, ddm
 from curation.measure._gaps import gap_widths_sorted
 from curation.measure._targets import Beta, Histogram, TargetLike, parse_target
 from curation.measure._validate import as_draws, check_level
+from curation.report.format import with_interval
 
 MetricName = Literal["ddm", "max_gap", "top_3_sum", "top_5_sum"]
 METRIC_NAMES: tuple[str, ...] = ("ddm", "max_gap", "top_3_sum", "top_5_sum")
@@ -33,7 +34,7 @@ class Interval:
     level: float = 0.9
 
     def label(self, digits: int = 3) -> str:
-        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+        return with_interval(self.mean, self.low, self.high, digits)
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,14 @@
 """The one-page gap report a user reads first, as Markdown and as self-contained HTML.
 
-Both renderings come from the same list of blocks, so they never disagree. The HTML has
-inline CSS and relative <img> links only: it opens offline, with no CDN.
+This module decides what the page says; both renderings come from the same list of
+:mod:`curation.report.blocks`, drawn by :func:`curation.report.markdown.document` and
+:func:`curation.report.html.page` (inline CSS, relative <img> links, no CDN), so they
+never disagree.
 """
 
 from __future__ import annotations
 
-import html
-import math
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import polars as pl
 
@@ -18,49 +16,18 @@ from curation.measure._certify import Certificate
 from curation.measure._posterior import Interval
 from curation.measure._power import power_table
 from curation.measure._summary import BenchmarkMeasures
+from curation.report import html, markdown
+from curation.report.blocks import Block, Bullets, Heading, Images, Paragraph, Table
+from curation.report.format import EM_DASH, INFINITY, Blanks, fixed, with_interval
 
-
-@dataclass(frozen=True)
-class _Heading:
-    level: int
-    text: str
-
-
-@dataclass(frozen=True)
-class _Para:
-    text: str
-
-
-@dataclass(frozen=True)
-class _List:
-    items: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class _Table:
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
-class _Images:
-    images: tuple[tuple[str, str], ...]
-    """(relative path, alt text)."""
-
-
-_Block = _Heading | _Para | _List | _Table | _Images
-
-
-def _f(x: float, digits: int = 3) -> str:
-    if math.isinf(x):
-        return "∞"
-    return f"{x:.{digits}f}"
+_BLANKS = Blanks(missing=EM_DASH, infinite=INFINITY)
+"""An unbounded max L prints as "∞"; an absent figure as "—"."""
 
 
 def _with_interval(value: float, interval: Interval | None) -> str:
     if interval is None:
-        return _f(value)
-    return f"{_f(value)} [{_f(interval.low)}, {_f(interval.high)}]"
+        return fixed(value, blanks=_BLANKS)
+    return with_interval(value, interval.low, interval.high, blanks=_BLANKS)
 
 
 def _bold_if(text: str, flag: bool) -> str:
@@ -85,7 +52,7 @@ def _flag_names(m: BenchmarkMeasures) -> str:
         )
         if on
     ]
-    return ", ".join(names) if names else "—"
+    return ", ".join(names) if names else EM_DASH
 
 
 def _blocks(
@@ -95,14 +62,14 @@ def _blocks(
     figures: Mapping[str, Sequence[str]] | None,
     power: pl.DataFrame | None,
     k_gaps: int,
-) -> list[_Block]:
+) -> list[Block]:
     if not measures:
         raise ValueError("measures: need at least one benchmark to report")
     flagged = [m for m in measures if m.flags.any]
     t = measures[0].thresholds
-    blocks: list[_Block] = [
-        _Heading(1, title),
-        _Para(
+    blocks: list[Block] = [
+        Heading(1, title),
+        Paragraph(
             f"**{len(flagged)} of {len(measures)} benchmark(s) flagged** "
             f"(DDM ≥ {t.ddm:.2f}, Max Gap ≥ {t.max_gap:.2f} or Top-5 Sum ≥ {t.top_5_sum:.2f}). "
             "Difficulty z lies on [0, 1]. DDM is the 1-Wasserstein distance between the "
@@ -129,7 +96,7 @@ def _blocks(
         for lab in labels:
             match = [d for d in m.ddms if d.label == lab]
             if not match:
-                cells.append("—")
+                cells.append(EM_DASH)
                 continue
             d = match[0]
             primary = d is m.ddms[0]
@@ -149,7 +116,7 @@ def _blocks(
         )
         cells.append(_flag_names(m))
         rows.append(tuple(cells))
-    blocks += [_Heading(2, "Benchmarks"), _Table(header, tuple(rows))]
+    blocks += [Heading(2, "Benchmarks"), Table(header, tuple(rows))]
     note = "Flagged values in bold; flags use the first target's DDM."
     if has_post:
         levels = {m.posterior.ddm.level for m in measures if m.posterior is not None}
@@ -164,12 +131,12 @@ def _blocks(
                 "fill gaps with noise, so gap intervals can sit below the point value. A NUTS "
                 "fit (`annotate.method: nuts`) gives posterior intervals."
             )
-    blocks.append(_Para(note))
+    blocks.append(Paragraph(note))
 
-    blocks.append(_Heading(2, "Flagged benchmarks"))
+    blocks.append(Heading(2, "Flagged benchmarks"))
     if flagged:
         blocks.append(
-            _List(
+            Bullets(
                 tuple(
                     f"**{m.name}** — " + "; ".join(m.flag_reasons()) + f"; largest gap "
                     f"{m.max_gap.label()}"
@@ -178,30 +145,30 @@ def _blocks(
             )
         )
     else:
-        blocks.append(_Para("None: every benchmark is below all three thresholds."))
+        blocks.append(Paragraph("None: every benchmark is below all three thresholds."))
 
     k = max(1, min(k_gaps, max(len(m.largest_gaps) for m in measures)))
     gap_rows = []
     for m in measures:
-        cells = [f"{g.label()} ({_f(g.width)})" for g in m.largest_gaps[:k]]
-        gap_rows.append((m.name, *cells, *(["—"] * (k - len(cells)))))
+        cells = [f"{g.label()} ({fixed(g.width, blanks=_BLANKS)})" for g in m.largest_gaps[:k]]
+        gap_rows.append((m.name, *cells, *([EM_DASH] * (k - len(cells)))))
     blocks += [
-        _Heading(2, "Largest gaps"),
-        _Para(
+        Heading(2, "Largest gaps"),
+        Paragraph(
             "Each gap as [z_L, z_R] (width). A single new item at a gap's midpoint shrinks "
             "it the most; these are the targets for gap filling."
         ),
-        _Table(("Benchmark",) + tuple(f"#{i + 1}" for i in range(k)), tuple(gap_rows)),
+        Table(("Benchmark",) + tuple(f"#{i + 1}" for i in range(k)), tuple(gap_rows)),
     ]
 
     blocks += [
-        _Heading(2, "Blind intervals"),
-        _Para(
+        Heading(2, "Blind intervals"),
+        Paragraph(
             "Progress confined to an interval of width w that fits inside one of these gaps "
             "changes no item's success rate, so no test on this benchmark can detect it, "
             "however many re-evaluations are run (Theorem 2.3)."
         ),
-        _List(
+        Bullets(
             tuple(
                 f"**{m.name}** (w = {m.blind_width:.2f}): "
                 + (
@@ -214,13 +181,13 @@ def _blocks(
         ),
     ]
 
-    blocks.append(_Heading(2, "Rank certificates"))
+    blocks.append(Heading(2, "Rank certificates"))
     with_certs = [m for m in measures if m.certificates]
     if not with_certs:
-        blocks.append(_Para("No model scores were given, so no pair was checked."))
+        blocks.append(Paragraph("No model scores were given, so no pair was checked."))
     else:
         blocks.append(
-            _Para(
+            Paragraph(
                 "Leaderboard neighbours among the top models. The benchmark's order of a pair "
                 "holds under the target whenever |D_B| > L·DDM (Theorem 2.1), with L the "
                 "assumed Lipschitz constant of the pair's per-difficulty difference; "
@@ -230,22 +197,22 @@ def _blocks(
         for m in with_certs:
             n_ok = sum(c.certified for c in m.certificates)
             blocks.append(
-                _Heading(
+                Heading(
                     3,
                     f"{m.name}: {n_ok} of {len(m.certificates)} pairs certified at "
                     f"L = {m.lipschitz:g} (DDM {m.primary_ddm:.3f}, {m.primary_target})",
                 )
             )
             blocks.append(
-                _Table(
+                Table(
                     ("Pair", "D_B", "L·DDM", "Certified", "max L"),
                     tuple(
                         (
                             _pair_label(c),
-                            _f(abs(c.d_b)),
-                            _f(c.margin),
+                            fixed(abs(c.d_b), blanks=_BLANKS),
+                            fixed(c.margin, blanks=_BLANKS),
                             "yes" if c.certified else "**no**",
-                            _f(c.max_lipschitz, 2),
+                            fixed(c.max_lipschitz, 2, blanks=_BLANKS),
                         )
                         for c in m.certificates
                     ),
@@ -256,98 +223,27 @@ def _blocks(
         wide = power_table(power)
         alpha = float(power["alpha"][0])
         blocks += [
-            _Heading(2, "Detectability (Theorem 2.3)"),
-            _Para(
+            Heading(2, "Detectability (Theorem 2.3)"),
+            Paragraph(
                 f"Rejection rate of the progress test at α = {alpha:g} when progress of width "
                 "w is centred in the largest gap, by number of re-evaluations per item."
             ),
-            _Table(
+            Table(
                 tuple(wide.columns),
                 tuple(
-                    tuple(str(v) if isinstance(v, int) else _f(v) for v in row)
+                    tuple(str(v) if isinstance(v, int) else fixed(v, blanks=_BLANKS) for v in row)
                     for row in wide.iter_rows()
                 ),
             ),
         ]
 
     if figures:
-        blocks.append(_Heading(2, "Figures"))
+        blocks.append(Heading(2, "Figures"))
         for name, paths in figures.items():
             if paths:
-                blocks.append(_Heading(3, str(name)))
-                blocks.append(_Images(tuple((str(p), f"{name}: {p}") for p in paths)))
+                blocks.append(Heading(3, str(name)))
+                blocks.append(Images(tuple((str(p), f"{name}: {p}") for p in paths)))
     return blocks
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _to_markdown(blocks: list[_Block]) -> str:
-    out: list[str] = []
-    for b in blocks:
-        if isinstance(b, _Heading):
-            out.append("#" * b.level + " " + b.text)
-        elif isinstance(b, _Para):
-            out.append(b.text)
-        elif isinstance(b, _List):
-            out.append("\n".join(f"- {item}" for item in b.items))
-        elif isinstance(b, _Table):
-            lines = [
-                "| " + " | ".join(_md_cell(h) for h in b.header) + " |",
-                "|" + "|".join("---" for _ in b.header) + "|",
-            ]
-            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
-            out.append("\n".join(lines))
-        elif isinstance(b, _Images):
-            out.append("\n".join(f"![{alt}]({src})" for src, alt in b.images))
-    return "\n\n".join(out) + "\n"
-
-
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-
-
-def _inline(text: str) -> str:
-    return _BOLD.sub(r"<strong>\1</strong>", html.escape(text))
-
-
-_CSS = """
-body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto;
-       padding: 0 1rem; color: #30343f; line-height: 1.45; }
-table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.9rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }
-th { background: #f4f5f7; }
-td strong { color: #d1495b; }
-img { max-width: 100%; margin: 0.5rem 0; display: block; }
-"""
-
-
-def _to_html(blocks: list[_Block], title: str) -> str:
-    body: list[str] = []
-    for b in blocks:
-        if isinstance(b, _Heading):
-            body.append(f"<h{b.level}>{_inline(b.text)}</h{b.level}>")
-        elif isinstance(b, _Para):
-            body.append(f"<p>{_inline(b.text)}</p>")
-        elif isinstance(b, _List):
-            body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in b.items) + "</ul>")
-        elif isinstance(b, _Table):
-            head = "".join(f"<th>{_inline(h)}</th>" for h in b.header)
-            rows = "".join(
-                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in b.rows
-            )
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
-        elif isinstance(b, _Images):
-            body.extend(
-                f'<img src="{html.escape(src, quote=True)}" alt="{html.escape(alt, quote=True)}">'
-                for src, alt in b.images
-            )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body>\n</html>\n"
-    )
 
 
 def render_gaps_report(
@@ -365,7 +261,7 @@ def render_gaps_report(
     written; ``power`` is a :func:`power_curve` frame.
     """
     blocks = _blocks(measures, title=title, figures=figures, power=power, k_gaps=k_gaps)
-    return _to_markdown(blocks)
+    return markdown.document(blocks)
 
 
 def render_gaps_html(
@@ -379,4 +275,4 @@ def render_gaps_html(
     """The same report as :func:`render_gaps_report` as one self-contained HTML page
     (inline CSS, relative <img> links, no scripts, no network)."""
     blocks = _blocks(measures, title=title, figures=figures, power=power, k_gaps=k_gaps)
-    return _to_html(blocks, title)
+    return html.page(blocks, title)

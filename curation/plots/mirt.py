@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from curation.irt._mirt_report import MirtReport
+from curation.irt.mirt import MirtReport
 from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
 
 

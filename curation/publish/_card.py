@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 
 from curation.publish._layout import SPLIT
+from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
+from curation.report.markdown import cell, table
 from curation.schemas import load_schema
 
 VERSION_TOKEN = "@@VERSION@@"
@@ -126,17 +128,13 @@ def card_metadata(ctx: CardContext) -> dict[str, Any]:
     return meta
 
 
-def _f(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
+_BLANKS = Blanks(missing=NOT_AVAILABLE)
+"""A figure the build could not compute prints as "n/a"."""
 
 
 def _gaps(cov: dict[str, Any]) -> str:
     gaps = cov.get("largest_gaps") or []
-    return ", ".join(f"[{lo:.3f}, {hi:.3f}]" for lo, hi in gaps) or "n/a"
-
-
-def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return ", ".join(interval(lo, hi) for lo, hi in gaps) or NOT_AVAILABLE
 
 
 def render_card(ctx: CardContext) -> str:
@@ -172,13 +170,23 @@ def render_card(ctx: CardContext) -> str:
         add("")
     add("## Configs")
     add("")
-    add("| config | items | with z | DDM (uniform) | Max Gap | Top-5 Sum | what |")
-    add("|---|---:|---:|---:|---:|---:|---|")
-    for c in ctx.configs:
-        add(
-            f"| `{c.name}` | {c.n} | {c.n_measured} | {_f(c.ddm_uniform)} | {_f(c.max_gap)} | "
-            f"{_f(c.top_5_sum)} | {_md(c.description)} |"
-        )
+    out += table(
+        ("config", "items", "with z", "DDM (uniform)", "Max Gap", "Top-5 Sum", "what"),
+        [
+            (
+                f"`{c.name}`",
+                str(c.n),
+                str(c.n_measured),
+                fixed(c.ddm_uniform, blanks=_BLANKS),
+                fixed(c.max_gap, blanks=_BLANKS),
+                fixed(c.top_5_sum, blanks=_BLANKS),
+                cell(c.description),
+            )
+            for c in ctx.configs
+        ],
+        align="lrrrrrl",
+        compact=True,
+    )
     add("")
     add("```python")
     add("from datasets import load_dataset")
@@ -212,13 +220,23 @@ def render_card(ctx: CardContext) -> str:
     add("")
     add(f"![DDM and gaps before and after filling]({FIGURES['ddm_gaps']})")
     add("")
-    add("| | items with z | DDM (uniform) | Max Gap | Top-5 Sum | largest gaps |")
-    add("|---|---:|---:|---:|---:|---|")
-    for label, cov in (("original", ctx.coverage_before), ("filled", ctx.coverage_after)):
-        add(
-            f"| {label} | {cov.get('n', 0)} | {_f(cov.get('ddm_uniform'))} | "
-            f"{_f(cov.get('max_gap'))} | {_f(cov.get('top_5_sum'))} | {_gaps(cov)} |"
-        )
+    out += table(
+        ("", "items with z", "DDM (uniform)", "Max Gap", "Top-5 Sum", "largest gaps"),
+        [
+            (
+                label,
+                str(cov.get("n", 0)),
+                fixed(cov.get("ddm_uniform"), blanks=_BLANKS),
+                fixed(cov.get("max_gap"), blanks=_BLANKS),
+                fixed(cov.get("top_5_sum"), blanks=_BLANKS),
+                _gaps(cov),
+            )
+            for label, cov in (("original", ctx.coverage_before), ("filled", ctx.coverage_after))
+        ],
+        align="lrrrrl",
+        compact=True,
+        pad_empty=False,
+    )
     add("")
     if ctx.subsets:
         add("### Calibrated subsets")
@@ -229,20 +247,31 @@ def render_card(ctx: CardContext) -> str:
             "the reference ranking."
         )
         add("")
-        add("| config | target | m | DDM to target | full benchmark's | τ | full τ | reference |")
-        add("|---|---|---:|---:|---:|---:|---:|---|")
-        for s in ctx.subsets:
-            add(
-                f"| `{s['config']}` | {_md(s['target'])} | {s['m']} | {_f(s.get('ddm_target'))} |"
-                f" {_f(s.get('full_ddm_target'))} | {_f(s.get('tau'), 2)} | "
-                f"{_f(s.get('full_tau'), 2)} | {_md(s.get('reference') or 'none')} |"
-            )
+        header = ("config", "target", "m", "DDM to target", "full benchmark's", "τ", "full τ")
+        out += table(
+            (*header, "reference"),
+            [
+                (
+                    f"`{s['config']}`",
+                    cell(s["target"]),
+                    str(s["m"]),
+                    fixed(s.get("ddm_target"), blanks=_BLANKS),
+                    fixed(s.get("full_ddm_target"), blanks=_BLANKS),
+                    fixed(s.get("tau"), 2, blanks=_BLANKS),
+                    fixed(s.get("full_tau"), 2, blanks=_BLANKS),
+                    cell(s.get("reference") or "none"),
+                )
+                for s in ctx.subsets
+            ],
+            align="llrrrrrl",
+            compact=True,
+        )
         add("")
     add("## Provenance")
     add("")
-    add(f"- **Source benchmark:** {_md(ctx.source)}")
+    add(f"- **Source benchmark:** {cell(ctx.source)}")
     for src, n in ctx.provenance.get("item_sources", {}).items():
-        add(f"- items from `{_md(src)}`: {n}")
+        add(f"- items from `{cell(src)}`: {n}")
     resp = ctx.provenance.get("responses", {})
     add(
         f"- **Responses:** {resp.get('n_models', 0)} models, {resp.get('n_cells', 0)} "
@@ -250,7 +279,7 @@ def render_card(ctx: CardContext) -> str:
         + (", ".join(f"{k} {v}" for k, v in resp.get("sources", {}).items()) or "none")
     )
     for proto in resp.get("protocols", []):
-        add(f"  - protocol: {_md(json.dumps(proto, sort_keys=True))}")
+        add(f"  - protocol: {cell(json.dumps(proto, sort_keys=True))}")
     if resp.get("models"):
         add(f"  - models: {', '.join(resp['models'])}")
     add("")
@@ -267,14 +296,22 @@ def render_card(ctx: CardContext) -> str:
             "z comes from online calibration on the same scale."
         )
         add("")
-        add("| item | origin | z | calibration | reviewer | lineage |")
-        add("|---|---|---:|---|---|---|")
-        for a in ctx.additions:
-            add(
-                f"| `{_md(a['item'])}` | {a['origin']} | {_f(a.get('z'))} | "
-                f"`{_md(a.get('calibration'))}` | {_md(a.get('reviewer') or 'n/a')} | "
-                f"`{_md(a.get('lineage'))}` |"
-            )
+        out += table(
+            ("item", "origin", "z", "calibration", "reviewer", "lineage"),
+            [
+                (
+                    f"`{cell(a['item'])}`",
+                    str(a["origin"]),
+                    fixed(a.get("z"), blanks=_BLANKS),
+                    f"`{cell(a.get('calibration'))}`",
+                    cell(a.get("reviewer") or NOT_AVAILABLE),
+                    f"`{cell(a.get('lineage'))}`",
+                )
+                for a in ctx.additions
+            ],
+            align="llrlll",
+            compact=True,
+        )
     add("")
     add("## Review")
     add("")
@@ -294,10 +331,15 @@ def render_card(ctx: CardContext) -> str:
     add("")
     add("## Fields")
     add("")
-    add("| field | description |")
-    add("|---|---|")
-    for key, prop in load_schema("published_item")["properties"].items():
-        add(f"| `{key}` | {_md(prop.get('description', ''))} |")
+    out += table(
+        ("field", "description"),
+        [
+            (f"`{key}`", cell(prop.get("description", "")))
+            for key, prop in load_schema("published_item")["properties"].items()
+        ],
+        align="ll",
+        compact=True,
+    )
     add("")
     return "\n".join(out)
 

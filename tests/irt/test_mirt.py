@@ -11,7 +11,6 @@ from scipy.optimize import approx_fprime
 from scipy.special import expit
 
 from curation.errors import ConfigError
-from curation.irt._mirt_fit import _Objective
 from curation.irt.mirt import (
     MirtData,
     MirtFit,
@@ -34,6 +33,7 @@ from curation.irt.mirt import (
     simulate_mirt,
     varimax,
 )
+from curation.irt.mirt._fit import _Objective
 from curation.schemas import validate_record
 
 # --------------------------------------------------------------------------- fixtures

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from curation.irt._mirt_fit import MirtFit
+from curation.irt.mirt._fit import MirtFit
 
 ROTATIONS: tuple[str, ...] = ("varimax", "oblimin", "none")
 

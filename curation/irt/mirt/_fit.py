@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, gammaln
 
 from curation.irt._data import check_responses
-from curation.irt._mirt_threads import single_blas_thread
+from curation.irt.mirt._threads import single_blas_thread
 from curation.responses._matrix import ResponseMatrix
 
 ITEM_KEY_SEP = "/"

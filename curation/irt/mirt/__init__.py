@@ -18,7 +18,7 @@ Lower level: :func:`fit_mirt` fits one d; :func:`rotate_fit` rotates a fit;
 :func:`flip_attribution` explains why two models swap places between two benchmarks.
 """
 
-from curation.irt._mirt_fit import (
+from curation.irt.mirt._fit import (
     MirtData,
     MirtFit,
     Priors,
@@ -30,23 +30,23 @@ from curation.irt._mirt_fit import (
     simulate_mirt,
     standardise,
 )
-from curation.irt._mirt_report import (
-    BenchmarkProfile,
+from curation.irt.mirt._flips import (
     Flip,
     FlipItem,
-    MirtReport,
-    Similarity,
-    benchmark_profiles,
-    benchmark_similarity,
-    build_report,
-    expected_scores,
     find_flips,
     flip_attribution,
     item_contributions,
-    loadings_frame,
-    render_mirt_markdown,
 )
-from curation.irt._mirt_rotate import (
+from curation.irt.mirt._markdown import render_mirt_markdown
+from curation.irt.mirt._profiles import (
+    BenchmarkProfile,
+    Similarity,
+    benchmark_profiles,
+    benchmark_similarity,
+    expected_scores,
+)
+from curation.irt.mirt._report import MirtReport, build_report, loadings_frame
+from curation.irt.mirt._rotate import (
     ROTATIONS,
     congruence,
     oblimin,
@@ -54,7 +54,7 @@ from curation.irt._mirt_rotate import (
     rotate_fit,
     varimax,
 )
-from curation.irt._mirt_select import (
+from curation.irt.mirt._select import (
     SELECT_RULES,
     DimensionRow,
     Selection,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _SYMBOLS = (
@@ -24,7 +24,11 @@ _SYMBOLS = (
 )
 
 
-def _openblas_controls() -> list[tuple[object, object]]:
+_Control = tuple[Callable[[], int], Callable[[int], object]]
+"""An OpenBLAS copy's (get thread count, set thread count) pair."""
+
+
+def _openblas_controls() -> list[_Control]:
     maps = Path("/proc/self/maps")
     if not maps.is_file():
         return []
@@ -38,7 +42,7 @@ def _openblas_controls() -> list[tuple[object, object]]:
         )
     except OSError:
         return []
-    controls = []
+    controls: list[_Control] = []
     for path in paths:
         try:
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)

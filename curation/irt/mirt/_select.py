@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curation.irt._mirt_fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
+from curation.irt.mirt._fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
 
 SELECT_RULES: tuple[str, ...] = ("heldout", "bic")
 
@@ -120,7 +120,7 @@ def select_dimension(
         fits[d] = full
         partial.append((d, tfit, full, time.perf_counter() - t0))
     means = {d: float(v.mean()) for d, v in per_cell.items()}
-    best = max(means, key=means.get)
+    best = max(means, key=lambda d: means[d])
     rows = []
     for d, tfit, full, seconds in partial:
         diff = per_cell[best] - per_cell[d]
