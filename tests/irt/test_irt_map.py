@@ -163,6 +163,6 @@ def test_matrix_free_fit_finds_the_same_mode_as_the_exact_one():
         for col in ("b",) + (("a",) if model == "2pl" else ()):
             np.testing.assert_allclose(big.items[col], exact.items[col], atol=1e-9)
         np.testing.assert_allclose(big.models["theta"], exact.models["theta"], atol=1e-9)
-        # standard errors: diagonal approximation of the ability block
-        np.testing.assert_allclose(big.items["se"], exact.items["se"], rtol=0.05)
+        # standard errors: diagonal approximation of the ability block (closer with more models)
+        np.testing.assert_allclose(big.items["se"], exact.items["se"], rtol=0.1)
         assert abs(big.diagnostics["loglik"] - exact.diagnostics["loglik"]) < 1e-6
