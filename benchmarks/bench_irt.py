@@ -1,6 +1,7 @@
 """Speed and recovery of the IRT fits, side by side with girth, in one run.
 
     .venv/bin/python benchmarks/bench_irt.py [--data DIR] [--repeats N] [--no-girth] [--no-nuts]
+    .venv/bin/python benchmarks/bench_irt.py --scale [--sizes 500x5000,1000x10000,...]
 
 Tables printed:
 1. a simulated binary 12 × 41,871 matrix (θ, b ~ N(0, 1), the assumptions of girth's
@@ -11,6 +12,11 @@ Tables printed:
    over all items and over items neither all- nor none-solved.
 2. the bundled real matrices (ZeroEval gsm, math-l5, crux; binary, wide CSV).
 3. NUTS 1PL on 12 × 500 × 32 trials, 4 chains (time includes JAX compilation).
+4. ``--scale``: the leaderboard ladder (500×5k, 1k×10k, 2k×20k, 4k×30k; binary, 10%
+   missing, θ, b ~ N(0, 1)): ``fit`` 1PL and 2PL from the long frame (categorical
+   names, uint8 counts) and girth ``rasch_mml`` where it fits (≤ 2k×20k), each in its
+   own process so that the peak RSS (``ru_maxrss``, the data generation included) is
+   that run's; r = Pearson r(b̂, b).
 
 girth is a benchmark-only dependency (extra ``bench``); it runs unmodified on numpy 2.x
 here — if its import fails, its rows say why instead of stopping the run.
@@ -221,6 +227,95 @@ def bench_nuts(seed: int) -> None:
     )  # fmt: skip
 
 
+SCALE_SIZES = "500x5000,1000x10000,2000x20000,4000x30000"
+GIRTH_MAX_CELLS = 40_000_000
+
+
+def scale_data(n_models: int, n_items: int, seed: int) -> tuple[pl.DataFrame, np.ndarray, Any]:
+    """Binary 1PL responses, 10% missing, as a compact long frame (model-major order)."""
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=n_models), rng.normal(size=n_items)
+    y = np.empty((n_models, n_items), dtype=np.uint8)
+    for r0 in range(0, n_models, 256):
+        eta = theta[r0 : r0 + 256, None] - b[None, :]
+        y[r0 : r0 + 256] = rng.random(eta.shape) < expit(eta)
+    seen = rng.random((n_models, n_items), dtype=np.float32) >= 0.1
+    mi, ii = np.nonzero(seen)
+    models = pl.Series([f"model-{j:05d}" for j in range(n_models)], dtype=pl.String)
+    items = pl.Series([f"item-{j:06d}" for j in range(n_items)], dtype=pl.String)
+    df = pl.DataFrame({
+        "model": models.cast(pl.Enum(models)).gather(mi.astype(np.uint32)),
+        "item": items.cast(pl.Enum(items)).gather(ii.astype(np.uint32)),
+        "n_trials": np.ones(mi.size, dtype=np.uint8),
+        "n_correct": y[mi, ii],
+    })  # fmt: skip
+    return df, b, (y, seen)
+
+
+def scale_one(n_models: int, n_items: int, method: str, seed: int) -> dict[str, Any]:
+    import json
+    import resource
+
+    df, b_true, (y, seen) = scale_data(n_models, n_items, seed)
+    out: dict[str, Any] = {}
+    if method == "girth":
+        import girth
+
+        data = girth.tag_missing_data(np.where(seen, y, 2).T.astype(int), [0, 1])
+        del df, y, seen
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            b_hat = np.asarray(girth.rasch_mml(data)["Difficulty"], dtype=float)
+    else:
+        del y, seen
+        t0 = time.perf_counter()
+        res = fit(df, model=method)
+        b_hat = res.items["b"].to_numpy()
+        order = np.array([int(i.split("-")[1]) for i in res.items["item"]])
+        b_true = b_true[order]
+        out["iterations"] = res.diagnostics["iterations"]
+        out["converged"] = res.diagnostics["converged"]
+    out["seconds"] = time.perf_counter() - t0
+    out["r"] = corr(b_hat, b_true)
+    out["rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(json.dumps(out))
+    return out
+
+
+def bench_scale(sizes: str, girth_on: bool, seed: int) -> None:
+    import json
+    import subprocess
+
+    rows = []
+    for size in sizes.split(","):
+        m, i = (int(x) for x in size.lower().split("x"))
+        methods = ["1pl", "2pl"] + (["girth"] if girth_on and m * i <= GIRTH_MAX_CELLS else [])
+        for method in methods:
+            proc = subprocess.run(
+                [sys.executable, __file__, "--scale-one", f"{m}x{i}", method, "--seed", str(seed)],
+                capture_output=True,
+                text=True,
+            )
+            name = "girth rasch_mml" if method == "girth" else f"benchcurate MAP {method.upper()}"
+            if proc.returncode != 0:
+                tail = (proc.stderr.strip().splitlines() or ["killed"])[-1]
+                rows.append([f"{m}x{i}", name, "-", "-", "-", f"failed: {tail}"[:70]])
+                continue
+            got = json.loads(proc.stdout.strip().splitlines()[-1])
+            note = f"{got['iterations']} Newton its" if "iterations" in got else ""
+            rows.append([f"{m}x{i}", name, f"{got['seconds']:.1f}", f"{got['rss_gb']:.2f}",
+                         f"{got['r']:.4f}", note])  # fmt: skip
+        if girth_on and m * i > GIRTH_MAX_CELLS:
+            rows.append([f"{m}x{i}", "girth rasch_mml", "-", "-", "-", "not run (dense ints)"])
+    print_table(
+        "Scale ladder: binary, 10% missing, theta,b ~ N(0,1); fit from the long frame; "
+        "peak RSS includes the data",
+        ["models x items", "method", "time s", "peak RSS GB", "r(b)", "note"],
+        rows,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=None, help="folder with *_responses.csv")
@@ -228,7 +323,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-girth", action="store_true")
     ap.add_argument("--no-nuts", action="store_true")
+    ap.add_argument("--scale", action="store_true", help="only the scale ladder (table 4)")
+    ap.add_argument("--sizes", default=SCALE_SIZES, help="MxI,... for --scale")
+    ap.add_argument("--scale-one", nargs=2, metavar=("MxI", "METHOD"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.scale_one:
+        m, i = (int(x) for x in args.scale_one[0].split("x"))
+        scale_one(m, i, args.scale_one[1], args.seed)
+        return 0
+    if args.scale:
+        bench_scale(args.sizes, not args.no_girth, args.seed)
+        return 0
     data_dir = args.data or next((p for p in DATA_CANDIDATES if p.is_dir()), None)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, polars {pl.__version__}, "
           f"{os.cpu_count()} CPUs")  # fmt: skip

@@ -32,7 +32,7 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
     benchmark_spec(load_params(args.params), name, params_file=args.params)
     items_file = items_path(name)
     items = read_table(items_file, produced_by=f"ingest@{name}")
-    table = lm_eval_responses(
+    table, read = lm_eval_responses(
         args.path,
         benchmark=name,
         known_items=items["item"].to_list(),
@@ -41,7 +41,9 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
         metric=args.metric,
         filter_name=args.filter,
         item_field=args.item_field,
+        threshold=args.threshold,
     )
+    print(read.summary())
     out = responses_path(name)
     write_table(table, out, "response")
     print(f"{name}: {table.height} responses from lm-eval logs -> {out}")
@@ -123,12 +125,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("lm-eval",),
         default="lm-eval",
-        help="lm-eval: lm-evaluation-harness --log_samples JSONL files",
+        help="lm-eval: lm-evaluation-harness --log_samples files (JSONL or JSON list)",
     )
-    q.add_argument("--path", help="lm-eval: samples_<task>_<date>.jsonl file, folder or glob")
-    q.add_argument("--model", help="lm-eval: model name (default: from the file's folder)")
+    q.add_argument(
+        "--path", help="lm-eval: samples_<task>_<date>.jsonl (or JSON list) file, folder or glob"
+    )
+    q.add_argument(
+        "--model",
+        help="lm-eval: model name for every file (default: results_*.json beside the "
+        "samples, else the file's folder)",
+    )
     q.add_argument("--metric", help="lm-eval: per-sample metric (default: acc / exact_match)")
     q.add_argument("--filter", help="lm-eval: filter name when the log has several")
+    q.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="lm-eval: count a metric that is not 0/1 (f1, bleu...) as correct when >= this",
+    )
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
     q.set_defaults(func=_import_lm_eval)
 

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 REQUIRED = ("model", "item", "n_trials", "n_correct")
-Layout = Literal["auto", "dense", "sparse"]
+Layout = Literal["auto", "dense", "sparse", "chunked"]
 _DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
 
 
@@ -98,11 +98,19 @@ def check_responses(responses: pl.DataFrame, *, name: str = "responses") -> pl.D
             v = df.get_column(col).to_numpy()
             if not np.all(np.isfinite(v) & (v == np.round(v))):
                 raise ValueError(f"{name}.{col} must hold whole numbers, got non-integers")
+    # categorical names and small integer counts are kept as they are (4 and 1-2 bytes a
+    # row: a leaderboard-sized frame would not fit in memory as strings and Int64)
     df = df.with_columns(
-        pl.col("model").cast(pl.String),
-        pl.col("item").cast(pl.String),
-        pl.col("n_trials").cast(pl.Int64),
-        pl.col("n_correct").cast(pl.Int64),
+        *(
+            pl.col(c).cast(pl.String)
+            for c in ("model", "item")
+            if not isinstance(df.schema[c], (pl.Categorical, pl.Enum))
+        ),
+        *(
+            pl.col(c).cast(pl.Int64)
+            for c in ("n_trials", "n_correct")
+            if not df.schema[c].is_integer()
+        ),
     )
     bad = df.filter(
         (pl.col("n_trials") < 1)
@@ -122,33 +130,61 @@ def check_responses(responses: pl.DataFrame, *, name: str = "responses") -> pl.D
 def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
     """Validate ``responses`` (see :func:`check_responses`) and aggregate them into cells."""
     df = check_responses(responses, name=name)
-    models = df.get_column("model").unique(maintain_order=True)
-    items = df.get_column("item").unique(maintain_order=True)
+    models, mi = _codes(df.get_column("model"))
+    items, ii = _codes(df.get_column("item"))
     n_i = items.len()
-    codes = df.select(
-        pl.col("model").cast(pl.Enum(models)).to_physical().cast(pl.Int64),
-        pl.col("item").cast(pl.Enum(items)).to_physical().cast(pl.Int64),
-    )
-    lin = codes.get_column("model").to_numpy() * n_i + codes.get_column("item").to_numpy()
-    k = df.get_column("n_correct").to_numpy().astype(np.float64)
-    n = df.get_column("n_trials").to_numpy().astype(np.float64)
+    k, n = _counts(df.get_column("n_correct"), df.get_column("n_trials"))
+    lin = mi.astype(np.int64) * n_i + ii
     if lin.size > 1 and not np.all(lin[1:] > lin[:-1]):  # unsorted or duplicated cells
         lin, inv = np.unique(lin, return_inverse=True)
         k, n = np.bincount(inv, weights=k), np.bincount(inv, weights=n)
+        if k.size > _COMPACT_CELLS:
+            k, n = _compact(k, n)
+        mi, ii = (lin // n_i).astype(np.int32), (lin % n_i).astype(np.int32)
+    del lin
     return Cells(
-        models=tuple(models.to_list()),
-        items=tuple(items.to_list()),
-        mi=lin // n_i,
-        ii=lin % n_i,
-        k=k,
-        n=n,
+        models=tuple(models.to_list()), items=tuple(items.to_list()), mi=mi, ii=ii, k=k, n=n
     )
+
+
+def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
+    """Names and int32 codes: first-appearance order, or the categories' order for an Enum.
+
+    An Enum column (a leaderboard-sized frame) is coded without a pass over strings: its
+    categories that occur, in the Enum's order.
+    """
+    if isinstance(col.dtype, pl.Enum):
+        phys = col.to_physical().to_numpy()
+        cats = pl.Series(list(col.dtype.categories), dtype=pl.String)
+        used = np.bincount(phys, minlength=cats.len()) > 0
+        remap = np.cumsum(used, dtype=np.int32) - 1
+        return cats.filter(pl.Series(used)), remap[phys]
+    names = col.unique(maintain_order=True).cast(pl.String)
+    codes = col.cast(pl.Enum(names)).to_physical().cast(pl.Int32).to_numpy()
+    return names, codes
+
+
+_COMPACT_CELLS = 2_000_000
+"""Above this many cells the counts are kept as uint8/uint16 (float64 below: bit-identical
+arithmetic either way, since numpy promotes them exactly)."""
+
+
+def _compact(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    top = float(n.max())
+    dtype = np.uint8 if top <= 0xFF else np.uint16 if top <= 0xFFFF else np.uint32
+    return k.astype(dtype), n.astype(dtype)
+
+
+def _counts(k: pl.Series, n: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    if k.len() > _COMPACT_CELLS:
+        return _compact(k.to_numpy(), n.to_numpy())
+    return k.to_numpy().astype(np.float64), n.to_numpy().astype(np.float64)
 
 
 def log_binom_const(k: np.ndarray, n: np.ndarray) -> float:
     """Sum of log C(n, k) over cells: the part of the binomial log-likelihood with no parameters."""
     inner = (k > 0) & (k < n)  # log C(n, 0) = log C(n, n) = 0
-    k, n = k[inner], n[inner]
+    k, n = k[inner].astype(np.float64), n[inner].astype(np.float64)
     return float(np.sum(gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
 
 
@@ -159,7 +195,7 @@ class Dense:
 
     def __init__(self, cells: Cells) -> None:
         self.shape = (cells.n_models, cells.n_items)
-        lin = cells.mi * cells.n_items + cells.ii
+        lin = cells.mi.astype(np.int64) * cells.n_items + cells.ii
         size = cells.n_models * cells.n_items
         self.K = np.bincount(lin, weights=cells.k, minlength=size).reshape(self.shape)
         self.N = np.bincount(lin, weights=cells.n, minlength=size).reshape(self.shape)
@@ -244,9 +280,9 @@ class Sparse:
 
 def make_layout(cells: Cells, layout: Layout = "auto") -> Dense | Sparse:
     """Dense unless the matrix is both large and mostly missing."""
-    if layout not in ("auto", "dense", "sparse"):
-        raise ValueError(f"layout must be 'auto', 'dense' or 'sparse', got {layout!r}")
-    if layout == "auto":
+    if layout not in ("auto", "dense", "sparse", "chunked"):
+        raise ValueError(f"layout must be 'auto', 'dense', 'sparse' or 'chunked', got {layout!r}")
+    if layout in ("auto", "chunked"):  # chunked fits build their own storage
         size = cells.n_models * cells.n_items
         layout = "dense" if size <= max(_DENSE_MAX_CELLS, 2 * cells.k.size) else "sparse"
     return Dense(cells) if layout == "dense" else Sparse(cells)

@@ -93,7 +93,22 @@ def _start(lay: Dense | Sparse) -> tuple[np.ndarray, np.ndarray]:
     return th, b
 
 
+BIG_MODELS = 256
+"""From this many models on (``layout="auto"``) the fits run matrix-free
+(:mod:`curation.irt._map_big`): the exact Schur complement costs models² × items."""
+
+
+def _big(cells: Cells, settings: Settings) -> bool:
+    return settings.layout == "chunked" or (
+        settings.layout == "auto" and cells.n_models >= BIG_MODELS
+    )
+
+
 def fit_map_1pl(cells: Cells, settings: Settings) -> MapFit:
+    if _big(cells, settings):
+        from curation.irt._map_big import fit_map_1pl_big
+
+        return MapFit(**fit_map_1pl_big(cells, settings))
     lay = make_layout(cells, settings.layout)
     m, _ = lay.shape
     q = sum_zero_basis(m)
@@ -251,6 +266,10 @@ class _TwoPL:
 
 def fit_map_2pl(cells: Cells, settings: Settings, start: MapFit | None = None) -> MapFit:
     start = start if start is not None else fit_map_1pl(cells, settings)
+    if _big(cells, settings):
+        from curation.irt._map_big import fit_map_2pl_big
+
+        return MapFit(**fit_map_2pl_big(cells, settings, start))
     lay = make_layout(cells, settings.layout)
     model = _TwoPL(lay, settings)
     th, b, al = start.theta.copy(), start.b.copy(), np.zeros(lay.shape[1])

@@ -33,7 +33,7 @@ class Settings:
     # MAP (block Newton)
     max_iter: int = 200
     tol: float = 1e-8
-    layout: Literal["auto", "dense", "sparse"] = "auto"
+    layout: Literal["auto", "dense", "sparse", "chunked"] = "auto"  # chunked: matrix-free
     # NUTS
     chains: int = 4
     warmup: int = 400  # chains start near the MAP point, so a short warmup suffices
