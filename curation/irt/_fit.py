@@ -114,7 +114,7 @@ def fit_cells(
     model: str,
     method: str,
     seed: int,
-    scale: str,
+    scale: ScaleMethod,
     settings: Settings,
     benchmark: str | None = None,
 ) -> FitResult:

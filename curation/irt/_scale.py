@@ -88,8 +88,8 @@ class Calibration:
 
     def __post_init__(self) -> None:
         check_choice("model", self.model, MODELS)
-        method = self.scale.get("method")
-        check_choice("scale method", method, SCALES)
+        method = str(self.scale.get("method"))
+        check_choice("scale method", self.scale.get("method"), SCALES)
         for key in _SCALE_KEYS[method]:
             v = self.scale.get(key)
             if not isinstance(v, int | float) or not math.isfinite(v):

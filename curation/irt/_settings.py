@@ -75,6 +75,6 @@ class Settings:
         return {k: getattr(self, k) for k in keys}
 
 
-def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")

@@ -127,13 +127,13 @@ def plan_calls(
                     f"panel model {m.name!r}: unknown prompt template {template_id!r}; "
                     f"known: {', '.join(sorted(collect.templates))}"
                 )
-            messages = []
+            prompt: list[Message] = []
             if m.system_prompt:
-                messages.append(Message("system", m.system_prompt))
-            messages.append(
+                prompt.append(Message("system", m.system_prompt))
+            prompt.append(
                 Message("user", render_prompt(template, row["question"], list(choices or [])))
             )
-            per_model.append((m, template_id, tuple(messages)))
+            per_model.append((m, template_id, tuple(prompt)))
         for sample in range(max_trials):
             for m, template_id, messages in per_model:
                 if sample >= m.trials:

@@ -105,7 +105,9 @@ def power_curve(
     permutation test's size can reach α.
     """
     zz = as_unit_sample(z)
-    widths = [float(width)] if np.isscalar(width) else [float(w) for w in width]
+    widths = (
+        [float(width)] if isinstance(width, int | float | np.number) else [float(w) for w in width]
+    )
     if not widths or any(not (math.isfinite(w) and 0.0 < w <= 1.0) for w in widths):
         raise ValueError(f"width must be in (0, 1] (or a list of such), got {width!r}")
     reps = check_repeats(repeats)

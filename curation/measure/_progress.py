@@ -187,7 +187,7 @@ def trial_pvalues(
             stat = draws @ u_c + fixed[r0:r1, None]
             counts[r0:r1] += np.count_nonzero(stat <= obs[r0:r1, None] + tol, axis=1)
             done += p
-    return (1.0 + counts) / (1.0 + n_permutations)
+    return np.asarray((1.0 + counts) / (1.0 + n_permutations), dtype=np.float64)
 
 
 def signflip_pvalues(
@@ -211,7 +211,7 @@ def signflip_pvalues(
             signs = np.where(rng.random((p, n)) < 0.5, -1.0, 1.0)
             counts[r] += np.count_nonzero(signs @ wd[r] >= obs[r] - tol)
             done += p
-    return (1.0 + counts) / (1.0 + n_permutations)
+    return np.asarray((1.0 + counts) / (1.0 + n_permutations), dtype=np.float64)
 
 
 def _counts_and_trials(
@@ -272,10 +272,12 @@ def progress_test(
         raise ValueError(f"n_permutations must be an integer, got {n_permutations!r}")
     if n_permutations < 1:
         raise ValueError(f"n_permutations must be >= 1, got {n_permutations!r}")
+    t_a: ArrayLike | None
+    t_b: ArrayLike | None
     if isinstance(trials, tuple):
         if len(trials) != 2:
             raise ValueError("trials as a tuple must be (trials_a, trials_b)")
-        t_a, t_b = trials
+        t_a, t_b = trials[0], trials[1]
     else:
         t_a = t_b = trials
     a = _counts_and_trials(correct_a, t_a, n, "correct_a")

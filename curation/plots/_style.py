@@ -22,7 +22,7 @@ PALETTE = ["#1f5f8b", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#3
 HIGHLIGHT = "#d1495b"
 NEUTRAL = "#30343f"
 
-_RC: dict[str, Any] = {
+_RC: Any = {  # matplotlib types rcParams keys as a Literal; this is a plain mapping
     "figure.dpi": 110,
     "savefig.dpi": 110,
     "font.size": 9,

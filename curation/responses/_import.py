@@ -182,7 +182,7 @@ def _long_to_cells(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Da
             (series != series.round()).fill_null(False),
             file=file,
             field=field,
-            message=lambda i, s=series: f"expected a whole number, got {s[i]}",
+            message=lambda i, s=series: f"expected a whole number, got {s[i]}",  # type: ignore[misc]
         )
     _reject(
         n_trials < 1,

@@ -86,12 +86,12 @@ def _target_spec(raw: Any, where: str) -> TargetSpec:
         spec = TargetSpec(name=name, spec=bench, kind="benchmark")
     else:
         body = dict(raw) if isinstance(raw, Mapping) else raw
-        name = body.pop("name", None) if isinstance(body, dict) else None
+        given = body.pop("name", None) if isinstance(body, dict) else None
         try:
             target = parse_target(body)
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
-        spec = TargetSpec(name=str(name or target.key), spec=body)
+        spec = TargetSpec(name=str(given or target.key), spec=body)
     if not NAME_RE.match(spec.name):
         raise ConfigError(f"{where}.name: {spec.name!r} must match {NAME_RE.pattern}")
     return spec
