@@ -8,12 +8,12 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
+from pydantic import Field, NonNegativeInt, PositiveInt
 
-from curation.errors import ConfigError
 from curation.io.atomic import atomic_path, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
@@ -27,31 +27,31 @@ from curation.paths import (
 )
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
+from curation.settings import Section, parse_section
 from curation.stage_main import stage_main
 
-DEFAULTS: dict[str, Any] = {
-    "model": "auto",  # 1pl | 2pl | auto (choose by BIC)
-    "method": "map",  # map | nuts
-    "scale": "panel",  # panel | items | logistic
-    "seed": 0,
-    "loo": True,
-    "laplace_draws": 1000,
-    "settings": {},
-}
+
+class AnnotateSettings(Section):
+    """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
+
+    model: Literal["1pl", "2pl", "auto"] = "auto"
+    """1pl | 2pl | auto (choose by BIC per benchmark)."""
+    method: Literal["map", "nuts"] = "map"
+    scale: Literal["panel", "items", "logistic"] = "panel"
+    seed: NonNegativeInt = 0
+    loo: bool = True
+    """Leave-one-model-out stability of z."""
+    laplace_draws: PositiveInt = 1000
+    """Draws of b written beside a MAP fit (the gap intervals use them)."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""
 
 
-def _settings(params: dict[str, Any]) -> dict[str, Any]:
-    section = {**DEFAULTS, **(params.get("annotate") or {})}
-    unknown = sorted(set(section) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"params.yaml: annotate: unknown setting(s) {unknown}; valid: {sorted(DEFAULTS)}"
-        )
-    if section["model"] not in ("1pl", "2pl", "auto"):
-        raise ConfigError(
-            f"params.yaml: annotate.model: {section['model']!r} is not 1pl, 2pl or auto"
-        )
-    return section
+def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[str, Any]:
+    section = parse_section(
+        AnnotateSettings, params.get("annotate"), where=f"{params_file}: annotate"
+    )
+    return section.model_dump()
 
 
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
@@ -64,7 +64,7 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    cfg = _settings(params)
+    cfg = _settings(params, params_file)
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     started = time.perf_counter()
     bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
