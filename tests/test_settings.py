@@ -69,3 +69,31 @@ def test_annotate_section(section: dict[str, object], key_path: str) -> None:
 def test_check_section(section: dict[str, object], key_path: str) -> None:
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
         check.run({"check": section}, "toy")
+
+
+def test_mirt_choices_are_the_library_s() -> None:
+    """The params model offers exactly the rotations and selection rules the fit knows."""
+    from typing import get_args
+
+    from curation.irt.mirt import ROTATIONS, SELECT_RULES
+
+    mirt = importlib.import_module("pipelines.mirt")
+    fields = mirt.MirtSettings.model_fields
+    assert get_args(fields["rotation"].annotation) == ROTATIONS
+    assert get_args(fields["select"].annotation) == SELECT_RULES
+
+
+@pytest.mark.parametrize(
+    ("section", "key_path"),
+    [
+        ({"dmax": 3}, "mirt.dmax"),
+        ({"holdout": 1.0}, "mirt.holdout"),
+        ({"priors": {"theta_sd": 0}}, "mirt.priors.theta_sd"),
+        ({"common_models": "yes"}, "mirt.common_models"),
+    ],
+)
+def test_mirt_section(section: dict[str, object], key_path: str) -> None:
+    mirt = importlib.import_module("pipelines.mirt")
+    params = {"benchmarks": {"a": {}, "b": {}}, "mirt": section}
+    with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
+        mirt.settings_from_params(params)
