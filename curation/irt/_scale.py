@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from curation.errors import InputError
 from curation.io import write_json
 from curation.irt._settings import IDENTIFICATION, MODELS, SCALES, ScaleMethod, check_choice
 
@@ -163,4 +164,11 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Calibration:
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        """Read a saved calibration; a damaged file is an :class:`InputError` naming it."""
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError) as exc:
+            # json.JSONDecodeError is a ValueError
+            raise InputError(
+                f"not a readable calibration ({exc}); rerun the annotate stage", file=str(path)
+            ) from None
