@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 from pydantic import Field, NonNegativeInt, PositiveInt
 
+from curation.errors import InputError
 from curation.io.atomic import atomic_path, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
@@ -54,6 +55,29 @@ def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[
     return section.model_dump()
 
 
+def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
+    """Refuse, before any output is written, a matrix no difficulty can be measured on."""
+    models = responses.get_column("model").unique().sort().to_list()
+    if len(models) < 2:
+        raise InputError(
+            f"difficulty needs responses from at least 2 models; got {len(models)} {models}",
+            file=file,
+        )
+    if loo and len(models) < 3:
+        raise InputError(
+            f"leave-one-model-out needs at least 3 models, got {len(models)}; "
+            "add models or set annotate.loo: false",
+            file=file,
+        )
+    correct, trials = int(responses["n_correct"].sum()), int(responses["n_trials"].sum())
+    if correct in (0, trials):
+        what = "wrong" if correct == 0 else "correct"
+        raise InputError(
+            f"every one of the {trials} responses is {what}: no difficulty can be measured",
+            file=file,
+        )
+
+
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
     if result.draws_b is not None:
         return np.asarray(result.draws_b), "posterior"
@@ -65,27 +89,36 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     cfg = _settings(params, params_file)
-    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    responses_file = responses_path(benchmark)
+    responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
+    _require_fittable(responses, file=str(responses_file), loo=cfg["loo"])
     started = time.perf_counter()
-    bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
-    model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
-    result = fit(
-        responses,
-        model=model,
-        method=cfg["method"],
-        seed=cfg["seed"],
-        scale=cfg["scale"],
-        benchmark=benchmark,
-        **cfg["settings"],
-    )
-    fit_seconds = time.perf_counter() - started
-    loo = (
-        loo_stability(
-            responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+    try:
+        bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
+        model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
+        result = fit(
+            responses,
+            model=model,
+            method=cfg["method"],
+            seed=cfg["seed"],
+            scale=cfg["scale"],
+            benchmark=benchmark,
+            **cfg["settings"],
         )
-        if cfg["loo"]
-        else None
-    )
+        fit_seconds = time.perf_counter() - started
+        loo = (
+            loo_stability(
+                responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+            )
+            if cfg["loo"]
+            else None
+        )
+    except (ValueError, TypeError) as exc:
+        # the fit refuses data (or `annotate.settings`) it cannot identify a scale from
+        raise InputError(
+            f"cannot fit difficulty: {exc} (fit settings: {params_file}: annotate)",
+            file=str(responses_file),
+        ) from None
     diag = result.diagnostics
     cal_file = calibration_path(benchmark)
     table = result.items.with_columns(
