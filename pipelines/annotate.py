@@ -7,6 +7,8 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from typing import Any, Literal
 
@@ -162,6 +164,14 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         worst = max(loo["per_model"], key=lambda r: r["max_abs_dz"])
         metrics["loo"]["most_influential_model"] = worst["dropped"]
     validate_records([metrics], "irt_metrics", file=str(irt_metrics_path(benchmark)))
+    try:  # every output is checked before the first is written: none or all of them
+        json.dumps(metrics, allow_nan=False)
+    except ValueError:
+        bad = sorted(k for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v))
+        raise InputError(
+            f"the fit produced non-finite figures {bad}; the matrix cannot be measured",
+            file=str(responses_file),
+        ) from None
 
     plot_item_curves(result, irt_plot_path(benchmark, "icc"))
     plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"))
