@@ -112,7 +112,7 @@ class FillSettings:
     adaptive: AdaptiveRule = field(default_factory=AdaptiveRule)
     simulation: RewriteSimulation = field(default_factory=RewriteSimulation)
     judge: str | None = None
-    """``module:factory`` returning a :class:`~curation.fill.Judge`; None = no judge."""
+    """``module:factory`` returning a :class:`~curation.candidates.Judge`; None = no judge."""
     baseline: bool = True
     oracle: bool = True
     prompts: Mapping[str, Path] = field(default_factory=dict)

@@ -45,6 +45,7 @@ from curation.candidates import (
     Source,
     candidates_frame,
 )
+from curation.fill import fill_settings
 from curation.io.tables import write_table
 from curation.llm import CallResult, CompletionCache, llm_settings
 from curation.review._config import ReviewConfig
@@ -130,8 +131,10 @@ async def _measure(
 ) -> list[Candidate]:
     """Judge and measure the edits ``todo`` of one benchmark: their records."""
     b = found.benchmark
-    setup = panel_setup(params, b, params_file=params_file)
-    settings, simulated = setup.settings, setup.settings.simulated
+    # BenchFill's calibration settings, parsed (and the section checked) as fill parses them
+    settings = fill_settings(params, params_file=params_file).calibration
+    setup = panel_setup(params, b, params_file=params_file, settings=settings)
+    simulated = settings.simulated
     latents = {e.item: latent_b(e.base, e.lineage) for e in todo} if simulated else {}
     # the panel: fill's backend, seed, panel and adaptive rule; simulated edits keep a latent b
     panel = open_panel(setup, cache=cache, latent=lambda c: latents[c.item][0], environ=environ)
