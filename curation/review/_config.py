@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from curation.candidates import (
+    BASELINE,
+    BENCHFILL,
+    CALIBRATED,
+    CANDIDATE_STATUSES,
+    INSERTED,
+    JUDGE_REJECTED,
+    METHODS,
+    CandidateStatus,
+    Method,
+)
 from curation.errors import ConfigError
 from curation.paths import (
     ITEMS_TEMPLATE,
@@ -17,8 +28,6 @@ from curation.paths import (
     REVIEW_RECALIBRATED_TEMPLATE,
 )
 
-CANDIDATE_STATUSES = ("invalid", "duplicate", "judge-rejected", "calibrated", "inserted")
-CANDIDATE_METHODS = ("benchfill", "baseline", "oracle")
 TOKEN_ENV = "CURATE_REVIEW_TOKEN"
 """Environment variable holding the review server's access token."""
 
@@ -38,9 +47,9 @@ class ReviewConfig:
     recalibrated edits come last, so an edited item returns as a pending version."""
     items: str = ITEMS_TEMPLATE
     """Where the parents (original items) of a benchmark are, for the side-by-side view."""
-    seed_statuses: tuple[str, ...] = ("inserted", "calibrated", "judge-rejected")
+    seed_statuses: tuple[CandidateStatus, ...] = (INSERTED, CALIBRATED, JUDGE_REJECTED)
     """Candidate ``status`` values that enter the queue (invalid and duplicate never do)."""
-    seed_methods: tuple[str, ...] = ("benchfill", "baseline")
+    seed_methods: tuple[Method, ...] = (BENCHFILL, BASELINE)
     """Candidate ``method`` values that enter the queue (oracle items are never published)."""
     decisions: Path = REVIEW_DECISIONS
     """Exported decision log (schema ``decision``); a dependency of the build stage."""
@@ -129,9 +138,7 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
             section["seed_statuses"], f"{where}.seed_statuses", CANDIDATE_STATUSES
         )
     if section.get("seed_methods") is not None:
-        kw["seed_methods"] = _choices(
-            section["seed_methods"], f"{where}.seed_methods", CANDIDATE_METHODS
-        )
+        kw["seed_methods"] = _choices(section["seed_methods"], f"{where}.seed_methods", METHODS)
     if section.get("host") is not None:
         if not isinstance(section["host"], str):
             raise ConfigError(f"{where}.host: expected an address")
