@@ -134,7 +134,9 @@ def _metrics(
         _skip_label(r) for r in df.iter_rows(named=True) if r["candidate"] not in judged_ids
     )
     by_method: dict[str, list[int]] = {}
-    checks = {k: Counter() for k in ("correct", "well_posed", "format_kept")}
+    checks: dict[str, Counter[str]] = {
+        k: Counter() for k in ("correct", "well_posed", "format_kept")
+    }
     for row, a in zip(rows, assessments, strict=True):
         tally = by_method.setdefault(row["method"], [0, 0])
         tally[0] += 1

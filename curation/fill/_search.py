@@ -550,7 +550,7 @@ async def run_baseline(ctx: Context, track: Track, budgets: Sequence[int]) -> No
             i,
             target,
             plan=plan,
-            more=lambda _r, used, budget=budget: used < budget,
+            more=lambda _r, used, budget=budget: used < budget,  # type: ignore[misc]
             stop_on_target=False,
         )
 

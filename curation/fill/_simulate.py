@@ -16,6 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 from curation.calibrate import simulated_header
 from curation.fill._config import RewriteSimulation
@@ -89,7 +90,7 @@ class SimulatedRewriter:
             raise KeyError("the simulated rewriter was not told about this request (expect())")
         b = self.child_b(key, brief)
         how = "steered by the references" if brief.steered else "undirected (no references)"
-        out = {
+        out: dict[str, Any] = {
             "question": f"{simulated_header(brief.parent, b)} {brief.parent_body}",
             "answer": brief.answer,
             "answer_type": brief.answer_type,

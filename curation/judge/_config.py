@@ -23,7 +23,7 @@ RESPONSE_FORMATS: tuple[str, ...] = ("none", "json_object", "json_schema")
 JUDGED_STATUSES: tuple[CandidateStatus, ...] = (CALIBRATED, INSERTED)
 """Candidate statuses the judge stage judges; the others pass through untouched."""
 
-_MODEL_DEFAULTS = {
+_MODEL_DEFAULTS: dict[str, Any] = {
     "name": "judge",
     "model_id": "Qwen/Qwen2.5-72B-Instruct",
     "base_url_env": "BENCHCURATE_BASE_URL",
