@@ -747,7 +747,24 @@ class ReviewStore:
                 [*args, limit, offset],
             ).fetchall()
         return [
-            QueueRow(*r[:12], method=r[12], round=r[13], selected=bool(r[14])) for r in rows
+            QueueRow(
+                benchmark=r[0],
+                candidate=r[1],
+                status=r[2],
+                version=r[3],
+                source=r[4],
+                judge=r[5],
+                z=r[6],
+                target_z=r[7],
+                question=r[8],
+                last_decision=r[9],
+                last_reviewer=r[10],
+                last_decided_at=r[11],
+                method=r[12],
+                round=r[13],
+                selected=bool(r[14]),
+            )
+            for r in rows
         ], total
 
     def queue_keys(self, **filters: Any) -> list[tuple[str, str]]:
@@ -1178,9 +1195,9 @@ class ReviewStore:
             return base
         adjudicated = [r for r in votes if r["role"] == "adjudicator"]
         if adjudicated:
-            return adjudicated[-1]["decision"]  # type: ignore[no-any-return]
+            return adjudicated[-1]["decision"]
         if self.required(benchmark) <= 1:
-            return votes[-1]["decision"]  # type: ignore[no-any-return]
+            return votes[-1]["decision"]
         latest = {r["reviewer"]: r["decision"] for r in votes}
         if len(latest) < self.required(benchmark):
             return base
