@@ -12,8 +12,10 @@ from curation.irt._data import encode
 from curation.irt._fit import bic, bic_classic, fit_cells, n_params
 from curation.irt._map import fit_map_1pl, fit_map_2pl
 from curation.irt._settings import MODELS, SCALES, ModelType, ScaleMethod, Settings, check_choice
+from curation.irt._threads import pinned
 
 
+@pinned
 def bic_compare(responses: pl.DataFrame, *, seed: int = 0, **settings: Any) -> dict[str, Any]:
     """Fit 1PL and 2PL by MAP and choose by BIC (lower is better).
 
@@ -44,6 +46,7 @@ def bic_compare(responses: pl.DataFrame, *, seed: int = 0, **settings: Any) -> d
     return out
 
 
+@pinned
 def loo_stability(
     responses: pl.DataFrame,
     *,
