@@ -7,13 +7,15 @@ Tables printed (every comparison is interleaved in the same run; times are media
 1. annotate's numeric parts per bundled benchmark (the stage's BIC choice, its fit,
    LOO), with BLAS left at its default thread count vs pinned to one thread
    (``curation.irt._threads.KERNEL_THREADS``), wall and CPU seconds.
-2. leave-one-model-out: warm-started refits (the default) vs cold refits from scratch
-   (``method="refit"``, the reference): time, Newton iterations and the largest
+2. a simulated 500 × 5,000 1PL fit (the matrix-free leaderboard path), BLAS default
+   vs pinned.
+3. leave-one-model-out: warm-started refits (the default) vs cold refits from scratch
+   (``method="refit"``, the reference): CPU time and the largest
    difference in any per-model metric.
-3. import times (fresh processes): ``import curation.irt``, ``from curation.irt import
+4. import times (fresh processes): ``import curation.irt``, ``from curation.irt import
    fit`` (what a fit really loads) and ``curate --help``; with ``--before REV`` also
    for that revision (exported with ``git archive``).
-4. with ``--before REV``: max |Δb|, |Δz| and LOO metric changes of the stage's fit vs
+5. with ``--before REV``: max |Δb|, |Δz| and LOO metric changes of the stage's fit vs
    that revision run in its own process with the machine's default BLAS threads.
 
 Input: ``--responses DIR`` with the responses stage's ``<benchmark>.parquet`` (default
@@ -129,6 +131,30 @@ def bench_threads(data: dict[str, pl.DataFrame], repeats: int) -> None:
         f"{os.cpu_count()} CPUs; " + ", ".join(blas),
         ["benchmark", "BLAS", "bic_compare", "fit", "loo_stability", "total"],
         rows,
+    )
+
+
+def bench_big(repeats: int) -> None:
+    """The leaderboard path (>= 256 models: matrix-free, its own 2 threads) pinned or not."""
+    from curation.irt import simulate_responses
+
+    df, _ = simulate_responses(n_models=500, n_items=5000, n_trials=1, missing=0.1, seed=0)
+    times: dict[str, list[tuple[float, float]]] = {"default": [], "pinned": []}
+    layout = ""
+    for _ in range(repeats):
+        for label, limit in (("default", None), ("pinned", 1)):
+            _threads.KERNEL_THREADS = limit
+            w, c, r = _clock(lambda: fit(df, model="1pl"))
+            times[label].append((w, c))
+            layout = r.diagnostics["layout"]
+    _threads.KERNEL_THREADS = 1
+    med = {k: [statistics.median(x[i] for x in v) for i in (0, 1)] for k, v in times.items()}
+    print_table(
+        f"simulated 500 x 5,000 1PL fit ({layout} layout), BLAS default vs pinned; "
+        f"median of {repeats}",
+        ["BLAS", "wall s", "CPU s"],
+        [[k, f"{v[0]:.2f}", f"{v[1]:.2f}"] for k, v in med.items()]
+        + [["ratio (wall)", f"{med['default'][0] / med['pinned'][0]:.1f}x", ""]],
     )
 
 
@@ -284,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--responses", type=Path, default=None)
     ap.add_argument("--before", default=None, help="git revision to compare with")
-    ap.add_argument("--only", default="threads,loo,imports,before")
+    ap.add_argument("--only", default="threads,big,loo,imports,before")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     responses = args.responses or (REPO / "data/responses")
@@ -296,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         before = export_revision(args.before, Path(tmp)) if args.before else None
         if "threads" in only:
             bench_threads(data, args.repeats)
+        if "big" in only:
+            bench_big(args.repeats)
         if "loo" in only:
             bench_loo(data, args.repeats)
         if "imports" in only:
