@@ -108,7 +108,12 @@ def _add_common(p: argparse.ArgumentParser, *, benchmarks: bool = True) -> None:
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser; given the command line ``argv``, one that imports only what it needs.
+
+    ``publish``'s options come from curation.publish, which imports polars and the Hub
+    client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
+    """
     parser = argparse.ArgumentParser(
         prog="curate",
         description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
@@ -150,10 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_review(sub)
 
-    from curation.publish._cli import add_publish_arguments
-
     p = sub.add_parser("publish", help="upload a built version to the Hub (one commit + tag)")
-    add_publish_arguments(p)
+    if argv is None or "publish" in argv:
+        from curation.publish._cli import add_publish_arguments
+
+        add_publish_arguments(p)
     p.set_defaults(func=_cmd_publish)
 
     p = sub.add_parser("progress-test", help="is checkpoint B better than A? (stratified test)")
@@ -201,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args: Any = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

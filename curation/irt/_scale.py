@@ -9,6 +9,7 @@ the gaps at both ends to zero).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -32,7 +33,9 @@ _SCALE_KEYS = {
 }
 
 
+@functools.cache
 def package_version() -> str:
+    """This package's installed version (read once: the metadata lookup costs ~4 ms)."""
     try:
         return metadata.version("benchcurate")
     except metadata.PackageNotFoundError:  # running from a source tree without install
