@@ -173,3 +173,39 @@ def test_metrics_in_git_experiments_and_remote_round_trip(project: Path, tmp_pat
         assert isinstance(data["ddm"], float) and isinstance(data["max_gap"], float)
     diff = _run(project, "dvc", "metrics", "diff").stdout
     assert "metrics/headline/toy.json" in diff
+
+
+def test_benchmark_add_then_repro(project: Path, tmp_path: Path):
+    """`curate benchmark add` (items + wide matrix) then `dvc repro`, with no other edit;
+    the other benchmarks' numbers do not move."""
+    src = tmp_path / "incoming"
+    src.mkdir()
+    (src / "items.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"t{i}", "prompt": f"{i} * 3?", "target": str(3 * i)}) + "\n"
+            for i in range(6)
+        )
+    )
+    rows = {"weak": "1,0,0,0,0,1", "mid": "1,1,1,0,0,1", "strong": "1,1,1,1,0,1"}
+    header = "model," + ",".join(f"t{i}" for i in range(6))
+    (src / "matrix.csv").write_text(
+        "\n".join([header, *(f"{m},{v}" for m, v in rows.items())]) + "\n"
+    )
+    _run(project, "dvc", "repro", "-q")
+    before = (project / "metrics/subsets/toy.json").read_text()
+    typo = _curate(
+        project, "benchmark", "add", "toy3", "--items", str(src / "missing.jsonl"), ok=False
+    )
+    assert typo.returncode == 2 and "Traceback" not in typo.stderr
+    proc = _curate(
+        project, "benchmark", "add", "toy3", "--items", str(src / "items.jsonl"),
+        "--responses", str(src / "matrix.csv"), "--format", "wide",
+        "--field-map", "item=id,question=prompt,answer=target",
+        "--domain", "math", "--answer-type", "numeric",
+    )  # fmt: skip
+    assert "next: dvc repro" in proc.stdout
+    assert (project / "data/raw/toy3/items.jsonl").is_file()
+    _run(project, "dvc", "repro", "-q")
+    assert (project / "metrics/headline/toy3.json").is_file()
+    assert (project / "dist/toy3/toy3-1.0.0/README.md").is_file()
+    assert (project / "metrics/subsets/toy.json").read_text() == before
