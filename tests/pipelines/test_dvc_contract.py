@@ -119,8 +119,9 @@ def test_import_is_an_input_that_survives_repro(project: Path, tmp_path: Path):
 
     log = _lm_eval_log(tmp_path / "logs", task="toy", model="org/new", solved={0, 1, 5})
     proc = _curate(
-        project, "responses", "import", "-b", "toy", "--path", str(log), "--item-field", "id"
-    )
+        project, "responses", "import", "-b", "toy", "--path", str(log), "--item-field", "id",
+        "--model", "org/new",
+    )  # fmt: skip
     assert "model 'org/new' added: 6 cells" in proc.stdout
     assert (project / "data/raw/toy/imports/org_new.parquet").is_file()
     _run(project, "dvc", "repro", "-q")
@@ -137,8 +138,9 @@ def test_import_is_an_input_that_survives_repro(project: Path, tmp_path: Path):
     # re-importing the model replaces only its own cells, and says so
     log2 = _lm_eval_log(tmp_path / "logs2", task="toy", model="org/new", solved={0})
     proc = _curate(
-        project, "responses", "import", "-b", "toy", "--path", str(log2), "--item-field", "id"
-    )
+        project, "responses", "import", "-b", "toy", "--path", str(log2), "--item-field", "id",
+        "--model", "org/new",
+    )  # fmt: skip
     assert "model 'org/new' was already in the matrix: its 6 cells are replaced" in proc.stdout
 
 
