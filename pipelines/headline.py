@@ -9,6 +9,7 @@ is the file `dvc metrics show` and `dvc exp show` print, one row per benchmark.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,23 @@ def _r(value: Any) -> float | None:
     return round(float(value), 4)
 
 
+def _key(target: Any) -> str:
+    """A gaps target as metrics/gaps.json names it ("beta(2, 2)" -> "beta_2_2")."""
+    return re.sub(r"[^0-9A-Za-z]+", "_", str(target)).strip("_")
+
+
 def headline(
-    benchmark: str, gaps: dict[str, Any], fill: dict[str, Any], subsets: dict[str, Any]
+    benchmark: str,
+    gaps: dict[str, Any],
+    fill: dict[str, Any],
+    subsets: dict[str, Any],
+    *,
+    primary: str = "uniform",
 ) -> dict[str, Any]:
     g = gaps.get(benchmark) or {}
     ddm = g.get("ddm")
-    if isinstance(ddm, dict):  # one DDM per target; the first is the primary one
-        ddm = next(iter(ddm.values()), None)
+    if isinstance(ddm, dict):  # one DDM per target (key-sorted): take the primary target's
+        ddm = ddm.get(_key(primary), next(iter(ddm.values()), None))
     flags = g.get("flags") or {}
     first_subset: Any = next(iter((subsets.get("subsets") or {}).values()), {})
     n = g.get("n")
@@ -73,6 +84,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         _read(GAPS_METRICS, "gaps"),
         _read(fill_metrics_path(benchmark), f"fill@{benchmark}"),
         _read(subsets_metrics_path(benchmark), f"subsets@{benchmark}"),
+        primary=str(((params.get("gaps") or {}).get("targets") or ["uniform"])[0]),
     )
     out = headline_metrics_path(benchmark)
     validate_records([metrics], "headline_metrics", file=str(out))
