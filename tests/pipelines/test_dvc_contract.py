@@ -166,7 +166,7 @@ def test_metrics_in_git_experiments_and_remote_round_trip(project: Path, tmp_pat
     assert "up to date" in _run(clone, "dvc", "status").stdout
 
     # an experiment on a real param: exp show has numbers for both rows, metrics diff works
-    _run(project, "dvc", "exp", "run", "-q", "-n", "scale-items", "-S", "annotate.scale=items")
+    _run(project, "dvc", "exp", "run", "-n", "scale-items", "-S", "annotate.scale=items")
     table = json.loads(_run(project, "dvc", "exp", "show", "--json").stdout)
     rows = [table[0], *[e for exp in table[0].get("experiments") or [] for e in exp["revs"]]]
     assert len(rows) >= 2
