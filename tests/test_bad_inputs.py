@@ -67,7 +67,7 @@ def test_benchmark_in_params_with_no_file(toy_project: Path, capsys):
     assert err == (
         "error: params.yaml: field 'benchmarks.toy.items.path': file raw/items.jsonl does not exist"
     )
-    assert not (toy_project / "data").exists()
+    assert not (toy_project / "data" / "items").exists()  # data/raw/ holds inputs only
 
 
 def test_unknown_benchmark_name_is_a_clear_error(toy_project: Path, capsys):
