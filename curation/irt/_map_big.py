@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logit
 
+from curation.irt._blas import one_blas_thread
 from curation.irt._data import Cells, log_binom_const
 from curation.irt._settings import Settings
 
@@ -257,20 +258,28 @@ def _pcg(
 
 
 class _Products:
-    """``mat @ x`` and ``mat.T @ v`` in float32 BLAS for stored ``float32`` matrices."""
+    """``mat @ x`` and ``mat.T @ v`` in float32 BLAS for stored ``float32`` matrices.
+
+    Several vectors go through one matrix-vector product each: OpenBLAS's skinny
+    matrix-matrix product is several times slower than that here.
+    """
 
     def __init__(self, mat: np.ndarray) -> None:
         self.mat = mat
 
     def mv(self, x: np.ndarray) -> np.ndarray:
         """``mat @ x``: x per item (vector or items × k), one number per model."""
+        if x.ndim == 2:
+            return np.stack([self.mv(c) for c in x.T], axis=1)
         _count("matvec")
         return (self.mat @ x.astype(np.float32)).astype(np.float64)
 
     def rmv(self, v: np.ndarray) -> np.ndarray:
         """``mat.T @ v``: v per model (vector or models × k), one number per item."""
+        if v.ndim == 2:
+            return np.stack([self.rmv(c) for c in v.T], axis=1)
         _count("matvec")
-        return (v.astype(np.float32).T @ self.mat).T.astype(np.float64)
+        return (v.astype(np.float32) @ self.mat).astype(np.float64)
 
 
 def _max_abs(*xs: np.ndarray) -> float:
@@ -394,6 +403,11 @@ def _newton_1pl(
 
 
 def fit_map_1pl_big(cells: Cells, settings: Settings) -> dict[str, Any]:
+    with one_blas_thread():  # BLAS calls are memory-bound products between the passes
+        return _fit_1pl(cells, settings)
+
+
+def _fit_1pl(cells: Cells, settings: Settings) -> dict[str, Any]:
     STATS.clear()
     lay = Chunked(cells)
     m, n_i = lay.shape
@@ -605,17 +619,21 @@ class _Cross2PL:
         return -aa * y[:, 0], a * ce
 
     def __call__(self, ub: np.ndarray, ua: np.ndarray) -> np.ndarray:
-        """``C_tb ub + C_ta ua``."""
+        """``C_tb ub + C_ta ua`` (two products with ``W``, one with ``R``)."""
         a, aa = self.a, self.a * self.a
         x = a * ua
-        y = self.w.mv(np.stack([aa * ub, a * x, a * self.b * x], axis=1))
-        out = -y[:, 0] + self.th * y[:, 1] - y[:, 2]
+        out = self.th * self.w.mv(a * x) - self.w.mv(aa * ub + a * self.b * x)
         if self.obs:
             out -= self.r.mv(x)
         return out
 
 
 def fit_map_2pl_big(cells: Cells, settings: Settings, start: Any = None) -> dict[str, Any]:
+    with one_blas_thread():
+        return _fit_2pl(cells, settings, start)
+
+
+def _fit_2pl(cells: Cells, settings: Settings, start: Any) -> dict[str, Any]:
     STATS.clear()
     lay = Chunked(cells)
     m, n_i = lay.shape
