@@ -27,8 +27,9 @@ _DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
 class Cells:
     """Aggregated responses: one entry per observed (model, item) cell, duplicates summed.
 
-    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance);
-    cells are sorted by (model, item).
+    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance, or an
+    Enum's order): int32, or an Enum column's own unsigned codes when every category
+    occurs (no cell-sized copy); cells are sorted by (model, item).
     """
 
     models: tuple[str, ...]

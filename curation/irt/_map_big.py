@@ -14,20 +14,27 @@ matrix-free:
   intermediate stays in cache: two exponentials/logarithms and ~25 cheap ufuncs per
   cell, no per-cell temporaries in memory;
 * far from the mode the passes run in ``float32`` (twice the SIMD width, half the
-  traffic); once a Newton step is below ``_FULL_STEP`` (the quadratic region, where
-  the exact fit stops line-searching) every further pass is ``float64``, so the mode
-  and the stopping rule (step < ``tol``) are the exact fit's;
+  traffic); near it (see :func:`_newton`) every pass is ``float64``, so the mode and
+  the stopping rule (step < ``tol``) are the exact fit's; the objective's logarithm is
+  only computed where a line search or the final point needs it;
 * the curvature weights ``w`` (and, for 2PL, the residuals ``r``) are kept as
-  ``float32`` matrices for the solve (4 or 8 bytes per cell); the Schur complement
-  system is solved by conjugate gradients with a Jacobi preconditioner restricted to
-  the sum-to-zero subspace (BLAS products over ``w``/``r``; no models² × items product).
+  ``float32`` matrices (4 or 8 bytes per cell): the curvature sums are BLAS
+  matrix-vector products with them after the pass, and the Schur complement system is
+  solved by conjugate gradients with a Jacobi preconditioner restricted to the
+  sum-to-zero subspace (no models² × items product), loosely far from the mode;
+* BLAS runs single-threaded during the fit (its products are memory-bound; its idle
+  threads spin against the passes).
 
 The standard errors use the diagonal of the ability block's inverse (``var θ_i ≈
 1/S_ii``, the item variances corrected by it), which ignores the O(1/models)
 correlations the exact fit keeps. 2PL starts from a loose 1PL fit on the same
-storage, uses the observed Hessian when the item blocks are positive definite and CG
-meets no negative curvature, Fisher scoring otherwise (the same stored ``w``/``r``
-serve both: the Fisher cross block is the observed one without ``r``).
+storage; far from the mode it takes Fisher scoring steps (positive definite; its cross
+block needs no ``r``, half the CG's traffic), near it the observed Hessian when the
+item blocks are positive definite and CG meets no negative curvature, Fisher
+otherwise.
+
+At 4,000 models × 30,000 items (10% missing) on 2 cores: 1PL ~20 s, 2PL ~30 s, ~2 GB
+peak with the input frame (``benchmarks/bench_irt.py --scale``).
 """
 
 from __future__ import annotations
