@@ -19,17 +19,29 @@ from curation.errors import CurationError
 from curation.params import load_params
 
 
+def _task_matches(task: str, names: list[str]) -> bool:
+    """An lm-eval task name is the benchmark's when it equals one of ``names`` or extends
+    it with a variant suffix (``gsm8k`` matches ``gsm8k_cot``), ignoring case and -/_."""
+
+    def norm(text: str) -> str:
+        return text.lower().replace("-", "_")
+
+    t = norm(task)
+    return any(t == norm(n) or t.startswith(norm(n) + "_") for n in names)
+
+
 def _import_lm_eval(args: argparse.Namespace) -> int:
     from curation.errors import InputError
     from curation.io.lm_eval import lm_eval_responses
-    from curation.io.tables import read_table, write_table
+    from curation.io.tables import read_table
     from curation.params import benchmark_spec
-    from curation.paths import items_path, responses_path
+    from curation.paths import imports_dir, items_path, responses_path
+    from curation.responses import write_imports
 
     if not args.path or not args.benchmark or len(args.benchmark) != 1:
         raise InputError("curate responses import needs --path and exactly one --benchmark")
     name = args.benchmark[0]
-    benchmark_spec(load_params(args.params), name, params_file=args.params)
+    spec = benchmark_spec(load_params(args.params), name, params_file=args.params)
     items_file = items_path(name)
     items = read_table(items_file, produced_by=f"ingest@{name}")
     table, read = lm_eval_responses(
@@ -43,10 +55,24 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
         item_field=args.item_field,
         threshold=args.threshold,
     )
+    tasks = [str(t) for t in spec.extra.get("lm_eval_tasks") or [name]]
+    if not args.accept_task and not _task_matches(read.task, tasks):
+        raise InputError(
+            f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
+            f"{', '.join(map(repr, tasks))}; nothing imported (a renamed task: list it in "
+            f"{args.params}: benchmarks.{name}.lm_eval_tasks, or pass --accept-task)",
+            file=str(args.path),
+            field="task",
+        )
     print(read.summary())
-    out = responses_path(name)
-    write_table(table, out, "response")
-    print(f"{name}: {table.height} responses from lm-eval logs -> {out}")
+    current_file = responses_path(name)
+    current = read_table(current_file, produced_by="") if current_file.is_file() else None
+    for line in write_imports(table, name, current=current, replace_all=args.replace):
+        print(f"{name}: {line}")
+    print(
+        f"{name}: {table.height} responses from lm-eval logs -> {imports_dir(name)}/ "
+        f"(an input of the responses stage); run `dvc repro` to rebuild from it"
+    )
     return 0
 
 
@@ -108,7 +134,12 @@ def _add_common(p: argparse.ArgumentParser, *, benchmarks: bool = True) -> None:
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser; given the command line ``argv``, one that imports only what it needs.
+
+    ``publish``'s options come from curation.publish, which imports polars and the Hub
+    client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
+    """
     parser = argparse.ArgumentParser(
         prog="curate",
         description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
@@ -119,7 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
-    q = rsub.add_parser("import", help="import evaluation logs into data/responses/<b>.parquet")
+    q = rsub.add_parser(
+        "import",
+        help="import evaluation logs into data/raw/<b>/imports/ (an input of `dvc repro`)",
+    )
     _add_common(q)
     q.add_argument(
         "--format",
@@ -144,17 +178,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="lm-eval: count a metric that is not 0/1 (f1, bleu...) as correct when >= this",
     )
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
+    q.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the whole matrix (default: add the log's models, replacing only "
+        "their own cells)",
+    )
+    q.add_argument(
+        "--accept-task",
+        action="store_true",
+        help="import although the log's task name is not the benchmark's (a renamed task)",
+    )
     q.set_defaults(func=_import_lm_eval)
+
+    from curation.commands.benchmark import register as register_benchmark
+
+    register_benchmark(sub)
 
     from curation.review import register as register_review
 
     register_review(sub)
 
-    from curation.publish._cli import add_publish_arguments
-
     p = sub.add_parser("publish", help="upload a built version to the Hub (one commit + tag)")
-    add_publish_arguments(p)
+    if argv is None or "publish" in argv:
+        from curation.publish._cli import add_publish_arguments
+
+        add_publish_arguments(p)
     p.set_defaults(func=_cmd_publish)
+
+    from curation.publish._cli import add_release_arguments, run_release_command
+
+    p = sub.add_parser(
+        "release",
+        help="record a built version as released (releases/<b>.json, to commit): "
+        "`version: auto` bumps from it",
+    )
+    add_release_arguments(p)
+    p.set_defaults(func=run_release_command)
 
     p = sub.add_parser("progress-test", help="is checkpoint B better than A? (stratified test)")
     p.add_argument("--benchmark", "-b", required=True, help="calibrated benchmark")
@@ -201,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args: Any = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

@@ -15,6 +15,44 @@ import yaml
 from curation.errors import ConfigError, InputError
 
 ANSWER_TYPES = ("numeric", "exact", "choice", "code", "free")
+BENCHMARK_KEYS = (
+    "domain",
+    "license",
+    "source",
+    "items",
+    "responses",
+    "grading",
+    "lm_eval_tasks",
+    "in_domain_reference",
+)
+ITEMS_KEYS = (
+    "path",
+    "format",
+    "split",
+    "fields",
+    "answer_type",
+    "answer_pattern",
+    "metadata_fields",
+)
+RESPONSES_KEYS = (
+    "path",
+    "format",
+    "layout",
+    "model_column",
+    "columns",
+    "n_trials",
+    "source",
+    "protocol",
+)
+
+
+def _known_keys(section: dict[str, Any], valid: tuple[str, ...], where: str) -> None:
+    """Reject a key that is not a setting (a typo would otherwise be silently ignored)."""
+    unknown = [str(k) for k in section if k not in valid]
+    if unknown:
+        raise ConfigError(f"{where}.{unknown[0]}: unknown key; valid keys: {', '.join(valid)}")
+
+
 RESPONSE_SOURCES = ("collected", "imported", "simulated")
 
 
@@ -112,8 +150,10 @@ def benchmark_spec(
     entry = params["benchmarks"][name]
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected a mapping")
+    _known_keys(entry, BENCHMARK_KEYS, where)
     items_raw = _get(entry, "items", where, kind=dict)
     iw = f"{where}.items"
+    _known_keys(items_raw, ITEMS_KEYS, iw)
     fields = dict(_get(items_raw, "fields", iw, default={}, kind=dict))
     for required in ("item", "question"):
         fields.setdefault(required, required)
@@ -133,6 +173,7 @@ def benchmark_spec(
     if entry.get("responses") is not None:
         rr = _get(entry, "responses", where, kind=dict)
         rw = f"{where}.responses"
+        _known_keys(rr, RESPONSES_KEYS, rw)
         layout = _get(rr, "layout", rw, default="wide", kind=str)
         if layout not in ("wide", "long"):
             raise ConfigError(f"{rw}.layout: {layout!r} is not 'wide' or 'long'")
@@ -152,6 +193,10 @@ def benchmark_spec(
             source=source,
             protocol=dict(_get(rr, "protocol", rw, default={}, kind=dict)),
         )
+    tasks = _get(entry, "lm_eval_tasks", where, default=None, kind=list)
+    if tasks is not None and not all(isinstance(t, str) and t for t in tasks):
+        raise ConfigError(f"{where}.lm_eval_tasks: expected a list of task names")
+    _get(entry, "in_domain_reference", where, default=True, kind=bool)
     known = {"domain", "license", "source", "items", "responses"}
     return BenchmarkSpec(
         name=name,

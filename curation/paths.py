@@ -18,6 +18,21 @@ from pathlib import Path
 ITEMS_TEMPLATE = "data/items/{benchmark}.parquet"
 
 
+def raw_dir(benchmark: str) -> Path:
+    """The benchmark's own raw inputs (git-tracked): files `curate benchmark add` copied."""
+    return Path("data/raw") / benchmark
+
+
+def imports_dir(benchmark: str) -> Path:
+    """Imported responses (`curate responses import`): a dep of the responses stage, one
+    ``<model>.parquet`` per imported model, overlaid on the configured matrix."""
+    return raw_dir(benchmark) / "imports"
+
+
+IMPORTS_REPLACE_MARKER = "REPLACES_BASE"
+"""A file in :func:`imports_dir`: the imports replace the configured matrix entirely."""
+
+
 def items_path(benchmark: str) -> Path:
     """The ingested items (schema ``item``)."""
     return Path(ITEMS_TEMPLATE.format(benchmark=benchmark))
@@ -156,6 +171,20 @@ def subsets_metrics_path(benchmark: str) -> Path:
 
 def build_metrics_path(benchmark: str) -> Path:
     return Path("metrics/build") / f"{benchmark}.json"
+
+
+def headline_metrics_path(benchmark: str) -> Path:
+    """About ten headline figures of one benchmark: what `dvc metrics show` prints."""
+    return Path("metrics/headline") / f"{benchmark}.json"
+
+
+RELEASES_DIR = Path("releases")
+
+
+def release_path(benchmark: str) -> Path:
+    """The released state of a benchmark's dataset (git-tracked, written by `curate release`):
+    version, content hash and date; `build.version: auto` bumps from it."""
+    return RELEASES_DIR / f"{benchmark}.json"
 
 
 DIST_ROOT = Path("dist")

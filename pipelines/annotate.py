@@ -7,13 +7,16 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 
 from __future__ import annotations
 
+import json
+import math
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
+from pydantic import Field, NonNegativeInt, PositiveInt
 
-from curation.errors import ConfigError
+from curation.errors import InputError
 from curation.io.atomic import atomic_path, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
@@ -27,31 +30,54 @@ from curation.paths import (
 )
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
+from curation.settings import Section, parse_section
 from curation.stage_main import stage_main
 
-DEFAULTS: dict[str, Any] = {
-    "model": "auto",  # 1pl | 2pl | auto (choose by BIC)
-    "method": "map",  # map | nuts
-    "scale": "panel",  # panel | items | logistic
-    "seed": 0,
-    "loo": True,
-    "laplace_draws": 1000,
-    "settings": {},
-}
+
+class AnnotateSettings(Section):
+    """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
+
+    model: Literal["1pl", "2pl", "auto"] = "auto"
+    """1pl | 2pl | auto (choose by BIC per benchmark)."""
+    method: Literal["map", "nuts"] = "map"
+    scale: Literal["panel", "items", "logistic"] = "panel"
+    seed: NonNegativeInt = 0
+    loo: bool = True
+    """Leave-one-model-out stability of z."""
+    laplace_draws: PositiveInt = 1000
+    """Draws of b written beside a MAP fit (the gap intervals use them)."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""
 
 
-def _settings(params: dict[str, Any]) -> dict[str, Any]:
-    section = {**DEFAULTS, **(params.get("annotate") or {})}
-    unknown = sorted(set(section) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"params.yaml: annotate: unknown setting(s) {unknown}; valid: {sorted(DEFAULTS)}"
+def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[str, Any]:
+    section = parse_section(
+        AnnotateSettings, params.get("annotate"), where=f"{params_file}: annotate"
+    )
+    return section.model_dump()
+
+
+def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
+    """Refuse, before any output is written, a matrix no difficulty can be measured on."""
+    models = responses.get_column("model").unique().sort().to_list()
+    if len(models) < 2:
+        raise InputError(
+            f"difficulty needs responses from at least 2 models; got {len(models)} {models}",
+            file=file,
         )
-    if section["model"] not in ("1pl", "2pl", "auto"):
-        raise ConfigError(
-            f"params.yaml: annotate.model: {section['model']!r} is not 1pl, 2pl or auto"
+    if loo and len(models) < 3:
+        raise InputError(
+            f"leave-one-model-out needs at least 3 models, got {len(models)}; "
+            "add models or set annotate.loo: false",
+            file=file,
         )
-    return section
+    correct, trials = int(responses["n_correct"].sum()), int(responses["n_trials"].sum())
+    if correct in (0, trials):
+        what = "wrong" if correct == 0 else "correct"
+        raise InputError(
+            f"every one of the {trials} responses is {what}: no difficulty can be measured",
+            file=file,
+        )
 
 
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
@@ -64,28 +90,37 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    cfg = _settings(params)
-    responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
+    cfg = _settings(params, params_file)
+    responses_file = responses_path(benchmark)
+    responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
+    _require_fittable(responses, file=str(responses_file), loo=cfg["loo"])
     started = time.perf_counter()
-    bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
-    model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
-    result = fit(
-        responses,
-        model=model,
-        method=cfg["method"],
-        seed=cfg["seed"],
-        scale=cfg["scale"],
-        benchmark=benchmark,
-        **cfg["settings"],
-    )
-    fit_seconds = time.perf_counter() - started
-    loo = (
-        loo_stability(
-            responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+    try:
+        bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
+        model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
+        result = fit(
+            responses,
+            model=model,
+            method=cfg["method"],
+            seed=cfg["seed"],
+            scale=cfg["scale"],
+            benchmark=benchmark,
+            **cfg["settings"],
         )
-        if cfg["loo"]
-        else None
-    )
+        fit_seconds = time.perf_counter() - started
+        loo = (
+            loo_stability(
+                responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+            )
+            if cfg["loo"]
+            else None
+        )
+    except (ValueError, TypeError) as exc:
+        # the fit refuses data (or `annotate.settings`) it cannot identify a scale from
+        raise InputError(
+            f"cannot fit difficulty: {exc} (fit settings: {params_file}: annotate)",
+            file=str(responses_file),
+        ) from None
     diag = result.diagnostics
     cal_file = calibration_path(benchmark)
     table = result.items.with_columns(
@@ -129,6 +164,14 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         worst = max(loo["per_model"], key=lambda r: r["max_abs_dz"])
         metrics["loo"]["most_influential_model"] = worst["dropped"]
     validate_records([metrics], "irt_metrics", file=str(irt_metrics_path(benchmark)))
+    try:  # every output is checked before the first is written: none or all of them
+        json.dumps(metrics, allow_nan=False)
+    except ValueError:
+        bad = sorted(k for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v))
+        raise InputError(
+            f"the fit produced non-finite figures {bad}; the matrix cannot be measured",
+            file=str(responses_file),
+        ) from None
 
     plot_item_curves(result, irt_plot_path(benchmark, "icc"))
     plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"))

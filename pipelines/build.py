@@ -3,7 +3,9 @@
 Reads data/items, data/difficulty, data/calibration, data/responses, the calibrated
 subsets (data/subsets/<b>/ + metrics/subsets/<b>.json) and, when present, the reviewed
 additions (``build.accepted``, default data/review/accepted/<b>.parquet). Writes
-dist/<b>/<version>/ and metrics/build/<b>.json. Publishing is `curate publish`, never
+dist/<b>/<b>-<version>/ and metrics/build/<b>.json. ``version: auto`` bumps from the
+release committed in releases/<b>.json (`curate release`, `curate publish`), so every
+clone computes the same version. Publishing is `curate publish`, never
 this stage.
 """
 
@@ -26,6 +28,7 @@ from curation.paths import (
     build_metrics_path,
     calibration_path,
     items_path,
+    release_path,
     responses_path,
     subset_path,
     subsets_metrics_path,
@@ -93,7 +96,11 @@ def _subset_inputs(
                 metrics=metrics.get("subsets", {}).get(name, {}),
             )
         )
-    return out, metrics.get("reference")
+    reference = metrics.get("reference")
+    if reference is None:  # the card says why there is no τ
+        note = ((metrics.get("full") or {}).get("tau") or {}).get("note")
+        reference = f"none: {note}" if note else None
+    return out, reference
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
@@ -142,6 +149,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         version=requested_version(settings, benchmark),
         initial_version=str(settings.get("initial_version", "1.0.0")),
         max_shard_rows=int(settings.get("max_shard_rows", 100_000)),
+        release_file=release_path(benchmark),
     )
     metrics = result.metrics()
     metrics_file = build_metrics_path(benchmark)

@@ -19,16 +19,11 @@ import sys
 from typing import Any
 
 from curation.calibrate import panel_setup
-from curation.fill import (
-    FillResult,
-    afill,
-    load_judge_factory,
-)
+from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
+from curation.fill import FillResult, afill, fill_settings, load_judge_factory
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
-from curation.llm import (
-    CompletionCache,
-)
+from curation.llm import CompletionCache
 from curation.paths import (
     candidates_path,
     difficulty_path,
@@ -45,15 +40,15 @@ from curation.stage_main import stage_main
 
 def _summary(benchmark: str, result: FillResult) -> str:
     m = result.metrics
-    bf = m["methods"]["benchfill"]
-    tag = " [simulated]" if m["source"] == "simulated" else ""
+    bf = m["methods"][BENCHFILL]
+    tag = " [simulated]" if m["source"] == SIMULATED else ""
     parts = [
         f"{benchmark}{tag}: BenchFill {bf['n_inserted']}/{bf['n_targets']} inserted, "
         f"Top-3 -{bf['top_3_reduction_pct']:.1f}%"
     ]
     others = [
         f"{name} -{m['methods'][name]['top_3_reduction_pct']:.1f}%"
-        for name in ("oracle", "baseline")
+        for name in (ORACLE, BASELINE)
         if name in m["methods"]
     ]
     if others:
@@ -81,8 +76,9 @@ def _summary(benchmark: str, result: FillResult) -> str:
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    setup = panel_setup(params, benchmark, params_file=params_file)
-    settings, llm, collect = setup.settings, setup.llm, setup.collect
+    settings = fill_settings(params, params_file=params_file)
+    setup = panel_setup(params, benchmark, params_file=params_file, settings=settings.calibration)
+    llm, collect = setup.llm, setup.collect
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
     factory = (
@@ -103,16 +99,11 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
                     benchmark=benchmark,
                     items=items,
                     difficulty=difficulty,
-                    calibration=setup.calibration,
-                    calibration_file=str(setup.calibration_file),
+                    setup=setup,
                     settings=settings,
-                    panel=setup.panel,
-                    collect=collect,
-                    llm=llm,
                     cache=cache,
                     workdir=fill_dir(benchmark),
                     judge=judge,
-                    grading=setup.grading,
                     log=log,
                 )
         finally:
@@ -125,7 +116,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     validate_records([result.metrics], "fill_metrics", file=str(metrics_file))
     write_table(result.candidates, candidates_path(benchmark), "candidate")
     write_table(result.memory, memory_path(benchmark), "fill_memory")
-    plot_fill(result.z_before, result.inserted, fill_plot_path(benchmark), name=benchmark)
+    plot_fill(result.z_before, result.inserted_rows(), fill_plot_path(benchmark), name=benchmark)
     write_json(metrics_file, result.metrics)
     return _summary(benchmark, result)
 

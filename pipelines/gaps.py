@@ -64,7 +64,7 @@ def _settings(params: dict[str, Any]) -> dict[str, Any]:
 
 def _targets(specs: list[Any], z_by_benchmark: dict[str, np.ndarray]) -> list[Any]:
     """Parse targets; ``benchmark:<name>`` is another benchmark's z as a sample target."""
-    out = []
+    out: list[Any] = []
     for spec in specs:
         if isinstance(spec, str) and spec.startswith("benchmark:"):
             other = spec.split(":", 1)[1]

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from curation.candidates import ORACLE, VERDICT_COLUMNS
 from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
@@ -104,11 +105,11 @@ class _Parents:
 
 def _judged(row: Mapping[str, Any]) -> bool:
     """Calibrated or inserted, and an item (the oracle's rows are reference points)."""
-    return row["status"] in JUDGED_STATUSES and row["method"] != "oracle"
+    return row["status"] in JUDGED_STATUSES and row["method"] != ORACLE
 
 
 def _skip_label(row: Mapping[str, Any]) -> str:
-    return "oracle" if row["method"] == "oracle" else row["status"]
+    return ORACLE if row["method"] == ORACLE else row["status"]
 
 
 def _rate(judged: int, passed: int) -> float | None:
@@ -133,7 +134,9 @@ def _metrics(
         _skip_label(r) for r in df.iter_rows(named=True) if r["candidate"] not in judged_ids
     )
     by_method: dict[str, list[int]] = {}
-    checks = {k: Counter() for k in ("correct", "well_posed", "format_kept")}
+    checks: dict[str, Counter[str]] = {
+        k: Counter() for k in ("correct", "well_posed", "format_kept")
+    }
     for row, a in zip(rows, assessments, strict=True):
         tally = by_method.setdefault(row["method"], [0, 0])
         tally[0] += 1
@@ -173,15 +176,8 @@ def _with_verdicts(
 ) -> pl.DataFrame:
     by_id = {r["candidate"]: a.verdict for r, a in zip(rows, assessments, strict=True)}
     ids = df["candidate"].to_list()
-    columns = {
-        "judge_correct": "correct",
-        "judge_well_posed": "well_posed",
-        "judge_format_kept": "format_kept",
-        "judge_reason": "reason",
-        "judge_model": "model",
-    }
     updates = []
-    for column, attr in columns.items():
+    for column, attr in VERDICT_COLUMNS.items():
         old = df[column].to_list()
         new = [
             getattr(by_id[c], attr) if c in by_id else value

@@ -9,14 +9,21 @@ data/mirt/loadings.parquet. Settings: ``params['mirt']`` (all optional).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    StrictBool,
+)
 
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import atomic_path, write_json, write_text
 from curation.io.tables import read_table
 from curation.irt.mirt import (
-    ROTATIONS,
-    SELECT_RULES,
     Priors,
     build_report,
     loadings_frame,
@@ -34,6 +41,7 @@ from curation.paths import (
 )
 from curation.plots.mirt import plot_mirt_loadings, plot_mirt_models, plot_mirt_selection
 from curation.schemas import validate_records
+from curation.settings import Section, parse_section
 from curation.stage_main import stage_main
 
 METRICS_PATH = MIRT_METRICS
@@ -41,22 +49,33 @@ REPORT_PATH = MIRT_REPORT
 PLOT_DIR = MIRT_PLOT_DIR
 LOADINGS_PATH = MIRT_LOADINGS
 
-DEFAULTS: dict[str, Any] = {
-    "benchmarks": None,  # None: every benchmark in params['benchmarks']
-    "d_max": 4,
-    "holdout": 0.1,
-    "seed": 0,
-    "select": "heldout",
-    "se_rule": 1.0,
-    "rotation": "varimax",
-    "common_models": True,
-    "min_models_per_item": 5,
-    "drop_constant_items": True,
-    "priors": {"theta_sd": 1.0, "a_sd": 0.25, "b_sd": 3.0},
-    "loading_share": 0.2,
-    "n_flips": 3,
-    "n_flip_items": 10,
-}
+
+class MirtPriors(Section):
+    """``mirt.priors``: weak Gaussian priors of the joint fit (all > 0)."""
+
+    theta_sd: PositiveFloat = 1.0
+    a_sd: PositiveFloat = 0.25
+    b_sd: PositiveFloat = 3.0
+
+
+class MirtSettings(Section):
+    """params.yaml ``mirt``: the joint multidimensional fit over several benchmarks."""
+
+    benchmarks: list[str] | None = None
+    """Benchmarks to pool (default: every benchmark in ``benchmarks``; at least two)."""
+    d_max: PositiveInt = 4
+    holdout: float = Field(0.1, gt=0, lt=1)
+    seed: NonNegativeInt = 0
+    select: Literal["heldout", "bic"] = "heldout"
+    se_rule: NonNegativeFloat = 1.0
+    rotation: Literal["varimax", "oblimin", "none"] = "varimax"
+    common_models: StrictBool = True
+    min_models_per_item: PositiveInt = 5
+    drop_constant_items: StrictBool = True
+    priors: MirtPriors = MirtPriors()
+    loading_share: float = Field(0.2, ge=0, lt=1)
+    n_flips: NonNegativeInt = 3
+    n_flip_items: PositiveInt = 10
 
 
 def settings_from_params(
@@ -65,55 +84,11 @@ def settings_from_params(
     """``params['mirt']`` over the defaults, checked (a typo is an error, not a default)."""
     where = f"{params_file}: mirt"
     raw = params.get("mirt") or {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected a mapping")
-    unknown = sorted(set(raw) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {unknown}; valid: {sorted(DEFAULTS)}")
-    s = {**DEFAULTS, **{k: v for k, v in raw.items() if v is not None}}
-    priors_raw = raw.get("priors") or {}
-    if not isinstance(priors_raw, dict) or set(priors_raw) - set(DEFAULTS["priors"]):
-        raise ConfigError(
-            f"{where}.priors: expected a mapping with keys {sorted(DEFAULTS['priors'])}"
-        )
-    s["priors"] = {**DEFAULTS["priors"], **priors_raw}
-
-    def _num(
-        key: str, kind: type, lo: float, hi: float | None = None, *, open_lo: bool = False
-    ) -> None:
-        v = s[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float) if kind is float else int):
-            raise ConfigError(f"{where}.{key}: expected {kind.__name__}, got {v!r}")
-        if (v <= lo if open_lo else v < lo) or (hi is not None and v >= hi):
-            bound = f"> {lo}" if open_lo else f">= {lo}"
-            raise ConfigError(
-                f"{where}.{key}: must be {bound}"
-                + (f" and < {hi}" if hi is not None else "")
-                + f", got {v}"
-            )
-
-    _num("d_max", int, 1)
-    _num("holdout", float, 0, 1, open_lo=True)
-    _num("seed", int, 0)
-    _num("se_rule", float, 0)
-    _num("min_models_per_item", int, 1)
-    _num("loading_share", float, 0, 1)
-    _num("n_flips", int, 0)
-    _num("n_flip_items", int, 1)
-    for key in ("common_models", "drop_constant_items"):
-        if not isinstance(s[key], bool):
-            raise ConfigError(f"{where}.{key}: expected true or false, got {s[key]!r}")
-    if s["rotation"] not in ROTATIONS:
-        raise ConfigError(f"{where}.rotation: {s['rotation']!r} is not one of {ROTATIONS}")
-    if s["select"] not in SELECT_RULES:
-        raise ConfigError(f"{where}.select: {s['select']!r} is not one of {SELECT_RULES}")
-    for key, v in s["priors"].items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-            raise ConfigError(f"{where}.priors.{key}: must be a number > 0, got {v!r}")
+    if isinstance(raw, dict):  # an explicit null means "the default"
+        raw = {k: v for k, v in raw.items() if v is not None}
+    s = parse_section(MirtSettings, raw, where=where).model_dump()
     configured = benchmark_names(params)
     chosen = s["benchmarks"] or configured
-    if not isinstance(chosen, list) or not all(isinstance(b, str) for b in chosen):
-        raise ConfigError(f"{where}.benchmarks: expected a list of benchmark names")
     missing = [b for b in chosen if b not in configured]
     if missing:
         raise ConfigError(f"{where}.benchmarks: not configured in `benchmarks`: {missing}")

@@ -12,6 +12,10 @@ Either way it writes the same three outputs, so one DVC stage can declare them:
 ``data/responses/<b>.parquet`` (schema ``response``), the per-sample log
 ``data/collect/<b>.samples.parquet`` (schema ``sample``; empty when imported) and
 ``metrics/collect/<b>.json`` (schema ``collect_metrics``).
+
+Responses imported by hand (`curate responses import`) live in ``data/raw/<b>/imports/``,
+a dep of this stage: each imported model's cells replace that model's cells (or add the
+model), so an import survives every ``dvc repro``.
 """
 
 from __future__ import annotations
@@ -36,8 +40,14 @@ from curation.llm import (
     panel_models,
 )
 from curation.params import benchmark_spec
-from curation.paths import collect_metrics_path, items_path, responses_path, samples_path
-from curation.responses import import_responses
+from curation.paths import (
+    collect_metrics_path,
+    imports_dir,
+    items_path,
+    responses_path,
+    samples_path,
+)
+from curation.responses import import_responses, overlay, read_imports, replaces_base
 from curation.schemas import empty_frame, validate_records
 from curation.stage_main import stage_main
 
@@ -88,17 +98,25 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     items_file = items_path(benchmark)
     items = read_table(items_file, produced_by=f"ingest@{benchmark}")
-    table = import_responses(
-        spec,
-        known_items=items.get_column("item").to_list(),
-        items_file=str(items_file),
-        params_file=params_file,
-    )
+    known = items.get_column("item").to_list()
+    imported = read_imports(benchmark, known_items=known, items_file=str(items_file))
+    base = None
+    if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
+        base = import_responses(
+            spec, known_items=known, items_file=str(items_file), params_file=params_file
+        )
+    table = overlay(base, imported)
     out = responses_path(benchmark)
     write_table(table, out, "response")
     n_models = table.get_column("model").n_unique()
     n_items = table.get_column("item").n_unique()
     text = f"{benchmark}: {table.height} responses ({n_models} models x {n_items} items) -> {out}"
+    if imported is not None:
+        text += (
+            f"\n  {imported.get_column('model').n_unique()} model(s) from "
+            f"{imports_dir(benchmark)}/"
+            + (" (replacing the configured matrix)" if base is None else "")
+        )
     write_table(empty_frame("sample"), samples_path(benchmark), "sample")
     by_model = {
         m: (int(t), int(c))
@@ -181,6 +199,13 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             cache_hits=result.stats.cache_hits,
             usage=result.accounting.to_metrics(),
         ),
+    )
+    items_file = items_path(benchmark)
+    imported = read_imports(
+        benchmark, known_items=items.get_column("item").to_list(), items_file=str(items_file)
+    )
+    responses = overlay(
+        None if replaces_base(benchmark) and imported is not None else responses, imported
     )
     out = responses_path(benchmark)
     write_table(responses, out, "response")

@@ -56,11 +56,14 @@ def reference_ranking(
         return ReferenceRanking.from_order(ref.models), None
     if ref.kind == "domain":
         domain = benchmark_spec(params, benchmark, params_file=params_file).domain
+        # a benchmark added with `in_domain_reference: false` (the default of `curate
+        # benchmark add`) is left out, so adding it never changes another's τ
         others = [
             b
             for b in benchmark_names(params)
             if b != benchmark
             and benchmark_spec(params, b, params_file=params_file).domain == domain
+            and params["benchmarks"][b].get("in_domain_reference", True) is not False
         ]
         if not others:
             return None, f"no other benchmark in domain {domain!r} to rank models against"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up .venv with the dev and Bayesian extras, then lint and run the test suite.
+# Set up .venv with the dev and Bayesian extras, then lint, type-check and run the test suite.
 # Extra arguments go to pytest. Exit code 5 (no tests collected) is a failure.
 set -euo pipefail
 source "$(dirname "$0")/_env.sh" "dev,bayes"
@@ -16,6 +16,10 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 echo "==> ruff check"
 ruff check .
+echo "==> ruff format --check"
+ruff format --check .
+echo "==> mypy (curation/, pipelines/)"
+python -m mypy
 echo "==> pytest"
 set +e
 python -m pytest -n 2 "$@"

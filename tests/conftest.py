@@ -97,9 +97,19 @@ mirt:
 """
 
 
+def add_imports_dir(root: Path, benchmark: str) -> None:
+    """The (git-kept) folder `curate responses import` writes into: a responses-stage dep."""
+    folder = root / "data" / "raw" / benchmark / "imports"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".gitkeep").touch()
+
+
 def write_toy_project(root: Path) -> Path:
     """Write params.yaml and raw files of a 3-model x 6-item benchmark under ``root``."""
     (root / "raw").mkdir(parents=True, exist_ok=True)
+    add_imports_dir(root, "toy")
+    (root / "releases").mkdir(exist_ok=True)
+    (root / "releases" / ".gitkeep").touch()
     (root / "params.yaml").write_text(TOY_PARAMS)
     (root / "raw" / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in TOY_ITEMS))
     lines = ["model,item,n_trials,n_correct"] + [",".join(map(str, r)) for r in TOY_LONG]

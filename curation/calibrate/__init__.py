@@ -1,10 +1,109 @@
 """Measuring new items on a benchmark's IRT scale (SPEC §3.3, online calibration).
 
-BenchFill and ``curate review recalibrate`` both put new items on the scale of an
-existing calibration, with the same panel and settings; this package is their shared
-home, so neither reaches into the other's private modules.
+BenchFill (:mod:`curation.fill`) and ``curate review recalibrate`` both put new items
+on the scale of an existing calibration, with the same panel and settings: the
+panel answers (through :mod:`curation.llm`: same prompts, cache and graders as
+``collect``), the abilities θ̂_j stay fixed, and only each new item's b (with its
+standard error) is fitted, in batches until the adaptive rule closes it. This package
+is their shared home; it builds on :mod:`curation.irt` and :mod:`curation.llm` and
+knows nothing of the search that proposes the items.
+
+* :func:`calibration_settings` → :class:`CalibrationSettings` — the calibration keys
+  of params.yaml ``fill`` (backend, seed, panel, adaptive, tolerance);
+  :class:`AdaptiveRule` — the stopping rule of trial allocation.
+* :func:`panel_setup` → :class:`PanelSetup` — settings, calibration and the panel
+  (:func:`select_panel`) of one benchmark.
+* :func:`open_panel` → :class:`Panel` — the one backend factory: the seeded
+  simulation (``backend: simulate``; records say ``source = simulated``) or the
+  OpenAI-compatible endpoints (``openai``).
+* :func:`annotate` — ask the panel about :class:`Child` items with adaptive trials and
+  calibrate them online → :class:`Annotation` per child, each closed with a
+  :data:`CalibrationOutcome` (BenchFill: around a target z*); :func:`measure` — the
+  same without a search (no off-target stop; ``curate review recalibrate``);
+  :func:`decide` is the stopping rule itself.
+* :func:`record_measurement` — a :class:`~curation.candidates.Candidate` with an
+  annotation's counts, b, SE and z; :func:`describe` (its status reason),
+  :func:`annotation_lineage` and :func:`simulation_lineage` (its lineage).
+* :func:`gradable_problem` — why a new item's answer cannot be graded (checked first).
+* :func:`b_of_z`, :func:`z_slope` — the calibration's z map, inverted and differentiated.
+* Simulation: :func:`simulated_header`, :func:`latent_of`, :func:`strip_simulated_header`
+  — the header in which a simulated rewrite states the latent b it is answered from.
 """
 
-from curation.calibrate._setup import PanelSetup, panel_setup
+from curation.calibrate._annotate import (
+    BUDGET,
+    MEASURED,
+    OFF_TARGET,
+    ON_TARGET,
+    OUTCOMES,
+    STOPPED,
+    Annotation,
+    CalibrationOutcome,
+    Child,
+    Panel,
+    annotate,
+    annotation_lineage,
+    b_of_z,
+    decide,
+    describe,
+    z_slope,
+)
+from curation.calibrate._backend import LatentB, open_panel, stated_latent
+from curation.calibrate._gradable import gradable_problem
+from curation.calibrate._measure import (
+    NO_TARGET,
+    measure,
+    record_measurement,
+    simulation_lineage,
+)
+from curation.calibrate._settings import (
+    BACKENDS,
+    CALIBRATION_KEYS,
+    AdaptiveRule,
+    BackendName,
+    CalibrationSettings,
+    calibration_settings,
+)
+from curation.calibrate._setup import PanelSetup, panel_setup, select_panel
+from curation.calibrate._simulate import header as simulated_header
+from curation.calibrate._simulate import latent_of
+from curation.calibrate._simulate import strip_header as strip_simulated_header
 
-__all__ = ["PanelSetup", "panel_setup"]
+__all__ = [
+    "BACKENDS",
+    "BUDGET",
+    "CALIBRATION_KEYS",
+    "MEASURED",
+    "NO_TARGET",
+    "OFF_TARGET",
+    "ON_TARGET",
+    "OUTCOMES",
+    "STOPPED",
+    "AdaptiveRule",
+    "Annotation",
+    "BackendName",
+    "CalibrationOutcome",
+    "CalibrationSettings",
+    "Child",
+    "LatentB",
+    "Panel",
+    "PanelSetup",
+    "annotate",
+    "annotation_lineage",
+    "b_of_z",
+    "calibration_settings",
+    "decide",
+    "describe",
+    "gradable_problem",
+    "latent_of",
+    "measure",
+    "open_panel",
+    "panel_setup",
+    "record_measurement",
+    "select_panel",
+    "simulated_header",
+    "simulation_lineage",
+    "stated_latent",
+    "strip_simulated_header",
+    "z_slope",
+]

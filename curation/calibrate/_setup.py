@@ -1,12 +1,23 @@
-"""What answering and calibrating new items on a benchmark needs, read from params."""
+"""What measuring new items on a benchmark needs, read from params; the panel that does it.
+
+The panel that calibrates new items must be models *in the benchmark's calibration*
+(online calibration holds their abilities fixed; a model without an ability has no
+place on the scale). Offline (``backend: simulate``) the panel is the calibration's
+models, answering by σ(θ̂_j − b) with exactly the calibration's θ̂_j, so the online
+estimate of a child's b is consistent with its latent b. With endpoints
+(``backend: openai``) it is the ``panel.models`` that are in the calibration.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curation.fill import FillSettings, fill_settings, select_panel
+from curation.calibrate._settings import CalibrationSettings, calibration_settings
+from curation.errors import ConfigError
 from curation.grading import GradingSettings, grading_settings
 from curation.io.tables import require_output
 from curation.irt import Calibration
@@ -30,7 +41,8 @@ class PanelSetup:
     with the same panel, settings and calibration.
     """
 
-    settings: FillSettings
+    benchmark: str
+    settings: CalibrationSettings
     llm: LLMSettings
     collect: CollectSettings
     grading: GradingSettings
@@ -38,19 +50,90 @@ class PanelSetup:
     calibration_file: Path
     panel: list[PanelModel]
 
+    def provenance(self) -> dict[str, Any]:
+        """What a measurement was made with (for a record's lineage)."""
+        s = self.settings
+        return {
+            "calibration": str(self.calibration_file),
+            "backend": s.backend,
+            "panel": [m.name for m in self.panel],
+            "adaptive": dataclasses.asdict(s.adaptive),
+            "tolerance": s.tolerance,
+            "seed": s.seed,
+        }
+
+
+def select_panel(
+    settings: CalibrationSettings,
+    calibration: Calibration,
+    configured: Sequence[PanelModel] | None,
+    *,
+    benchmark: str,
+    params_file: str = "params.yaml",
+) -> list[PanelModel]:
+    """The panel that calibrates new items (see the module docstring)."""
+    where = f"{params_file}: fill.panel"
+    abilities = calibration.abilities
+    if settings.backend == "simulate":
+        names = list(settings.panel or calibration.panel)
+        unknown = [n for n in names if n not in abilities]
+        if unknown:
+            raise ConfigError(
+                f"{where}: {unknown} not in the calibration of {benchmark!r} "
+                f"(models: {', '.join(calibration.panel)})"
+            )
+        return [
+            PanelModel(name=n, model_id=n, temperature=0.0, max_tokens=64, ability=abilities[n])
+            for n in names
+        ]
+    by_name = {m.name: m for m in configured or ()}
+    if settings.panel is not None:
+        missing = [n for n in settings.panel if n not in by_name]
+        if missing:
+            raise ConfigError(f"{where}: {missing} are not in panel.models")
+        unknown = [n for n in settings.panel if n not in abilities]
+        if unknown:
+            raise ConfigError(
+                f"{where}: {unknown} have no ability in the calibration of {benchmark!r}; "
+                "online calibration can only use calibrated models"
+            )
+        chosen = [by_name[n] for n in settings.panel]
+    else:
+        chosen = [m for m in configured or () if m.name in abilities]
+    if len(chosen) < 2:
+        raise ConfigError(
+            f"{where}: online calibration needs at least 2 panel models that are in the "
+            f"calibration of {benchmark!r}; panel.models has "
+            f"{[m.name for m in configured or ()]}, the calibration has "
+            f"{list(calibration.panel)[:8]}{'…' if len(calibration.panel) > 8 else ''}. "
+            "Collect this benchmark's responses with your panel (collect.enabled: true) and "
+            "re-run annotate, or use fill.backend: simulate"
+        )
+    return chosen
+
 
 def panel_setup(
-    params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml"
+    params: dict[str, Any],
+    benchmark: str,
+    *,
+    params_file: str = "params.yaml",
+    settings: CalibrationSettings | None = None,
 ) -> PanelSetup:
-    """Settings, the benchmark's calibration and the panel models that are in it."""
+    """Settings, the benchmark's calibration and the panel models that are in it.
+
+    ``settings`` defaults to :func:`calibration_settings` of ``params`` (the fill
+    stage passes the ones its own parse of ``fill`` gave).
+    """
     spec = benchmark_spec(params, benchmark, params_file=params_file)
-    settings = fill_settings(params, params_file=params_file)
+    if settings is None:
+        settings = calibration_settings(params, params_file=params_file)
     cal_file = require_output(calibration_path(benchmark), produced_by=f"annotate@{benchmark}")
     calibration = Calibration.load(cal_file)
     configured = (
         panel_models(params, params_file=params_file) if settings.backend == "openai" else None
     )
     return PanelSetup(
+        benchmark=benchmark,
         settings=settings,
         llm=llm_settings(params, params_file=params_file),
         collect=collect_settings(params, params_file=params_file),

@@ -1,25 +1,34 @@
-"""params.yaml ``fill``: targets, search shape, rewriter, adaptive trials, simulation, judge.
+"""params.yaml ``fill``: targets, search shape, rewriter, simulation, judge — and calibration.
 
 Everything is parsed into frozen dataclasses before any call is made, so a typo
-fails in a second, not after an hour of rewriting. The backend follows
+fails in a second, not after an hour of rewriting. The calibration keys (``backend``,
+``seed``, ``panel``, ``adaptive``, ``tolerance``) are parsed by
+:func:`curation.calibrate.calibration_settings`, so BenchFill and
+``curate review recalibrate`` read them the same way; the backend follows
 ``collect.backend`` (the one offline switch) unless ``fill.backend`` names one.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from curation.calibrate import (
+    CALIBRATION_KEYS,
+    AdaptiveRule,
+    BackendName,
+    CalibrationSettings,
+    calibration_settings,
+)
 from curation.errors import ConfigError
-from curation.llm import PanelModel, collect_settings
+from curation.llm import PanelModel
 from curation.schemas import load_schema, validate_record
+from curation.settings import boolean, integer, mapping, number, reject_unknown
 
 TargetMode = Literal["largest", "top_k"]
 TARGET_MODES: tuple[str, ...] = ("largest", "top_k")
-BACKENDS: tuple[str, ...] = ("simulate", "openai")
 PROMPT_NAMES: tuple[str, ...] = ("system", "benchfill", "baseline", "reference")
 
 _REWRITER_DEFAULTS: dict[str, Any] = {
@@ -30,9 +39,7 @@ _REWRITER_DEFAULTS: dict[str, Any] = {
     "temperature": 1.0,
     "max_tokens": 2048,
 }
-_KNOWN = {
-    "backend",
-    "seed",
+_KNOWN = CALIBRATION_KEYS | {
     "insertions",
     "targets",
     "rounds",
@@ -42,45 +49,13 @@ _KNOWN = {
     "reference_chars",
     "tolerance",
     "duplicate_similarity",
-    "panel",
     "rewriter",
-    "adaptive",
     "simulation",
     "judge",
     "baseline",
     "oracle",
     "prompts",
 }
-
-
-@dataclass(frozen=True)
-class AdaptiveRule:
-    """How panel trials are allocated to a child (``fill.adaptive``).
-
-    Trials go out in batches, the same number per panel model (``first_batch``, then
-    ``batch``). After each batch the child is calibrated online (abilities fixed) and
-    collection stops as soon as one of these holds, checked in this order:
-
-    1. **off target** — the interval ``b ± reject_k·SE`` mapped to z lies entirely
-       outside ``[z* − tolerance, z* + tolerance]``: the child cannot be the one;
-    2. **accepted** — ``SE(z) ≤ se_accept``, ``|z − z*| ≤ tolerance`` and not bounded
-       (some but not all trials correct): on target, known well enough;
-    3. **measured** — ``SE(z) ≤ se_accept`` but ``|z − z*| > tolerance``: known as well
-       as an accepted child would be, and not on target;
-    4. **budget** — ``max_trials`` per model reached.
-
-    SE(z) is SE(b) times the slope of the calibration's logit → z map (the unclipped
-    slope, so a child beyond an end of the axis is not mistaken for a precise one).
-    ``enabled: false`` gives every valid child ``max_trials`` from every model (the
-    paper's fixed k); it is then accepted if ``|z − z*| ≤ tolerance``.
-    """
-
-    enabled: bool = True
-    first_batch: int = 2
-    batch: int = 2
-    max_trials: int = 32
-    se_accept: float = 0.03
-    reject_k: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -109,7 +84,7 @@ class RewriteSimulation:
 class FillSettings:
     """Everything BenchFill needs, parsed from params.yaml ``fill``."""
 
-    backend: Literal["simulate", "openai"] = "simulate"
+    backend: BackendName = "simulate"
     """simulate: offline rewriter and panel (seeded); openai: the endpoints in params."""
     seed: int = 0
     insertions: int = 3
@@ -137,11 +112,22 @@ class FillSettings:
     adaptive: AdaptiveRule = field(default_factory=AdaptiveRule)
     simulation: RewriteSimulation = field(default_factory=RewriteSimulation)
     judge: str | None = None
-    """``module:factory`` returning a :class:`~curation.fill.Judge`; None = no judge."""
+    """``module:factory`` returning a :class:`~curation.candidates.Judge`; None = no judge."""
     baseline: bool = True
     oracle: bool = True
     prompts: Mapping[str, Path] = field(default_factory=dict)
     """Override of a prompt template file: system, benchfill, baseline or reference."""
+
+    @property
+    def calibration(self) -> CalibrationSettings:
+        """The calibration keys, as :mod:`curation.calibrate` takes them."""
+        return CalibrationSettings(
+            backend=self.backend,
+            seed=self.seed,
+            panel=self.panel,
+            adaptive=self.adaptive,
+            tolerance=self.tolerance,
+        )
 
     @property
     def children_per_round(self) -> int:
@@ -160,43 +146,6 @@ class FillSettings:
         d["targets"] = list(self.targets) if not isinstance(self.targets, str) else self.targets
         d["panel"] = list(self.panel) if self.panel is not None else None
         return d
-
-
-def _num(section: Mapping[str, Any], key: str, where: str, default: float) -> float:
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
-    return float(value)
-
-
-def _int(section: Mapping[str, Any], key: str, where: str, default: int, *, low: int = 1) -> int:
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{where}.{key}: expected an integer, got {value!r}")
-    if value < low:
-        raise ConfigError(f"{where}.{key}: must be at least {low}, got {value}")
-    return value
-
-
-def _bool(section: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise ConfigError(f"{where}.{key}: expected true or false, got {value!r}")
-    return value
-
-
-def _mapping(raw: Any, where: str) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected a mapping")
-    return raw
 
 
 def _targets(raw: Any, where: str) -> TargetMode | tuple[float, ...]:
@@ -219,7 +168,7 @@ def _targets(raw: Any, where: str) -> TargetMode | tuple[float, ...]:
 
 
 def _rewriter(raw: Any, where: str) -> PanelModel:
-    entry = {**_REWRITER_DEFAULTS, **_mapping(raw, where)}
+    entry = {**_REWRITER_DEFAULTS, **mapping(raw, where)}
     problem = validate_record(entry, "panel_model")
     if problem is not None:
         raise ConfigError(f"{where}.{problem[0]}: {problem[1]}")
@@ -230,37 +179,14 @@ def _rewriter(raw: Any, where: str) -> PanelModel:
     return PanelModel(**values)
 
 
-def _adaptive(raw: Any, where: str) -> AdaptiveRule:
-    section = _mapping(raw, where)
-    unknown = sorted(set(section) - set(AdaptiveRule.__dataclass_fields__))
-    if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}: unknown setting")
-    d = AdaptiveRule()
-    rule = AdaptiveRule(
-        enabled=_bool(section, "enabled", where, d.enabled),
-        first_batch=_int(section, "first_batch", where, d.first_batch),
-        batch=_int(section, "batch", where, d.batch),
-        max_trials=_int(section, "max_trials", where, d.max_trials),
-        se_accept=_num(section, "se_accept", where, d.se_accept),
-        reject_k=_num(section, "reject_k", where, d.reject_k),
-    )
-    if rule.se_accept <= 0 or rule.reject_k < 0:
-        raise ConfigError(f"{where}: se_accept must be positive and reject_k not negative")
-    if rule.first_batch > rule.max_trials:
-        raise ConfigError(f"{where}.first_batch: larger than max_trials ({rule.max_trials})")
-    return rule
-
-
 def _simulation(raw: Any, where: str) -> RewriteSimulation:
-    section = _mapping(raw, where)
-    unknown = sorted(set(section) - set(RewriteSimulation.__dataclass_fields__))
-    if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}: unknown setting")
+    section = mapping(raw, where)
+    reject_unknown(section, RewriteSimulation.__dataclass_fields__, where)
     d = RewriteSimulation()
     sim = RewriteSimulation(
-        eta=_num(section, "eta", where, d.eta),
-        sigma=_num(section, "sigma", where, d.sigma),
-        free_sigma=_num(section, "free_sigma", where, d.free_sigma),
+        eta=number(section, "eta", where, d.eta),
+        sigma=number(section, "sigma", where, d.sigma),
+        free_sigma=number(section, "free_sigma", where, d.free_sigma),
     )
     if sim.sigma < 0 or sim.free_sigma < 0:
         raise ConfigError(f"{where}: sigma and free_sigma must not be negative")
@@ -270,59 +196,41 @@ def _simulation(raw: Any, where: str) -> RewriteSimulation:
 def fill_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> FillSettings:
     """Parse and check ``params['fill']`` (an absent section gives the defaults)."""
     where = f"{params_file}: fill"
-    section = _mapping(params.get("fill"), where)
-    unknown = sorted(set(section) - _KNOWN)
-    if unknown:
-        raise ConfigError(
-            f"{where}.{unknown[0]}: unknown setting; valid: {', '.join(sorted(_KNOWN))}"
-        )
-    backend = section.get("backend")
-    if backend is None:
-        backend = collect_settings(params, params_file=params_file).backend
-    if backend not in BACKENDS:
-        raise ConfigError(f"{where}.backend: {backend!r} is not one of {', '.join(BACKENDS)}")
-    panel = section.get("panel")
-    if panel is not None:
-        if not isinstance(panel, list) or not all(isinstance(p, str) for p in panel) or not panel:
-            raise ConfigError(f"{where}.panel: expected a list of model names, or null")
-        panel = tuple(panel)
+    section = mapping(params.get("fill"), where)
+    reject_unknown(section, _KNOWN, where, list_valid=True)
+    cal = calibration_settings(params, params_file=params_file)
     judge = section.get("judge")
     if judge is not None and not isinstance(judge, str):
         raise ConfigError(f"{where}.judge: expected 'module:factory' or null")
     prompts = {}
-    for name, path in _mapping(section.get("prompts"), f"{where}.prompts").items():
+    for name, path in mapping(section.get("prompts"), f"{where}.prompts").items():
         if name not in PROMPT_NAMES:
             raise ConfigError(f"{where}.prompts.{name}: not one of {', '.join(PROMPT_NAMES)}")
         if not isinstance(path, str) or not Path(path).is_file():
             raise ConfigError(f"{where}.prompts.{name}: {path!r} is not a file")
         prompts[name] = Path(path)
-    seed = section.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"{where}.seed: expected an integer")
     d = FillSettings()
     settings = FillSettings(
-        backend=backend,
-        seed=seed,
-        insertions=_int(section, "insertions", where, d.insertions),
+        backend=cal.backend,
+        seed=cal.seed,
+        insertions=integer(section, "insertions", where, d.insertions),
         targets=_targets(section.get("targets"), f"{where}.targets"),
-        rounds=_int(section, "rounds", where, d.rounds),
-        parents=_int(section, "parents", where, d.parents),
-        children=_int(section, "children", where, d.children),
-        references=_int(section, "references", where, d.references, low=0),
-        reference_chars=_int(section, "reference_chars", where, d.reference_chars, low=20),
-        tolerance=_num(section, "tolerance", where, d.tolerance),
-        duplicate_similarity=_num(section, "duplicate_similarity", where, d.duplicate_similarity),
-        panel=panel,
+        rounds=integer(section, "rounds", where, d.rounds),
+        parents=integer(section, "parents", where, d.parents),
+        children=integer(section, "children", where, d.children),
+        references=integer(section, "references", where, d.references, low=0),
+        reference_chars=integer(section, "reference_chars", where, d.reference_chars, low=20),
+        tolerance=cal.tolerance,
+        duplicate_similarity=number(section, "duplicate_similarity", where, d.duplicate_similarity),
+        panel=cal.panel,
         rewriter=_rewriter(section.get("rewriter"), f"{where}.rewriter"),
-        adaptive=_adaptive(section.get("adaptive"), f"{where}.adaptive"),
+        adaptive=cal.adaptive,
         simulation=_simulation(section.get("simulation"), f"{where}.simulation"),
         judge=judge,
-        baseline=_bool(section, "baseline", where, True),
-        oracle=_bool(section, "oracle", where, True),
+        baseline=boolean(section, "baseline", where, True),
+        oracle=boolean(section, "oracle", where, True),
         prompts=prompts,
     )
-    if settings.tolerance < 0:
-        raise ConfigError(f"{where}.tolerance: must not be negative")
     if not 0 < settings.duplicate_similarity <= 1:
         raise ConfigError(f"{where}.duplicate_similarity: must be in (0, 1]")
     return settings

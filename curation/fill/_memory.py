@@ -13,12 +13,13 @@ A snapshot is written as ``memory.parquet`` (schema ``fill_memory``) for inspect
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from curation.candidates import Candidate
 from curation.schemas import conform, empty_frame
 
 
@@ -99,30 +100,32 @@ def seed_entries(items: pl.DataFrame, difficulty: pl.DataFrame) -> list[MemoryEn
     return out
 
 
-def entry_from_candidate(record: Mapping[str, Any]) -> MemoryEntry:
+def entry_from_candidate(record: Candidate) -> MemoryEntry:
     """A calibrated candidate record as a memory entry."""
-    lineage = json.loads(record["lineage"])
+    lineage = record.lineage_dict()
     choices = lineage.get("choices")
     sim = lineage.get("simulation") or {}
+    if record.b is None or record.se is None or record.z is None:
+        raise ValueError(f"candidate {record.candidate} is not calibrated")
     return MemoryEntry(
-        item=record["candidate"],
-        question=record["question"],
-        answer=record["answer"],
-        answer_type=record["answer_type"],
+        item=record.candidate,
+        question=record.question,
+        answer=record.answer,
+        answer_type=record.answer_type,
         choices=tuple(choices) if choices else None,
-        b=float(record["b"]),
-        se=float(record["se"]),
-        z=float(record["z"]),
-        z_low=record["z_low"],
-        z_high=record["z_high"],
+        b=float(record.b),
+        se=float(record.se),
+        z=float(record.z),
+        z_low=record.z_low,
+        z_high=record.z_high,
         origin="candidate",
-        method=record["method"],
-        parent=record["parent"],
+        method=record.method,
+        parent=record.parent,
         insertion=lineage.get("insertion"),
-        round=record["round"],
-        source=record["source"],
+        round=record.round,
+        source=record.source,
         latent_b=sim.get("latent_b"),
-        lineage=record["lineage"],
+        lineage=record.lineage,
     )
 
 
@@ -144,7 +147,7 @@ class Memory:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[MemoryEntry]:
         return iter(self._entries)
 
     def __getitem__(self, item: str) -> MemoryEntry:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from curation.candidates import Candidate
 from curation.fill._targets import top_k_reduction
 from curation.measure import max_gap, top_k_sum
 
@@ -17,9 +17,15 @@ def _r(x: float | None, digits: int = 6) -> float | None:
     return None if x is None else round(float(x), digits)
 
 
+def _z(c: Candidate) -> float:
+    if c.z is None:
+        raise ValueError(f"inserted candidate {c.candidate} has no z")
+    return float(c.z)
+
+
 def method_metrics(
-    candidates: Sequence[Mapping[str, Any]],
-    inserted: Sequence[Mapping[str, Any]],
+    candidates: Sequence[Candidate],
+    inserted: Sequence[Candidate],
     *,
     z_before: np.ndarray,
     n_targets: int,
@@ -27,16 +33,16 @@ def method_metrics(
     fixed_budget: int,
 ) -> dict[str, Any]:
     """Gap reduction, closeness to target and cost of one method."""
-    z_after = np.concatenate([z_before, [float(c["z"]) for c in inserted]])
-    devs = [abs(float(c["z"]) - float(c["target_z"])) for c in inserted]
+    z_after = np.concatenate([z_before, [_z(c) for c in inserted]])
+    devs = [abs(_z(c) - float(c.target_z)) for c in inserted]
     true_devs = []
     for c in inserted:
-        sim = json.loads(c["lineage"]).get("simulation") or {}
+        sim = c.lineage_dict().get("simulation") or {}
         if sim.get("latent_z") is not None:
-            true_devs.append(abs(sim["latent_z"] - float(c["target_z"])))
-    cost = Counter()
+            true_devs.append(abs(sim["latent_z"] - float(c.target_z)))
+    cost: Counter[str] = Counter()
     for c in candidates:
-        cost.update(json.loads(c["lineage"]).get("cost") or {})
+        cost.update(c.lineage_dict().get("cost") or {})
     trials = int(cost["panel_trials"])
     n_ins = len(inserted)
     per_insertion = trials / n_ins if n_ins else None
@@ -53,7 +59,7 @@ def method_metrics(
         else None,
         "rounds": list(rounds),
         "n_candidates": len(candidates),
-        "by_status": dict(sorted(Counter(c["status"] for c in candidates).items())),
+        "by_status": dict(sorted(Counter(c.status for c in candidates).items())),
         "rewriter_calls": int(cost["rewriter_calls"]),
         "panel_trials": trials,
         "tokens": {
@@ -69,13 +75,13 @@ def method_metrics(
         else None,
         "inserted": [
             {
-                "candidate": c["candidate"],
-                "target_z": _r(c["target_z"]),
-                "z": _r(c["z"]),
-                "se": _r(c["se"]),
-                "dev": _r(abs(float(c["z"]) - float(c["target_z"]))),
-                "round": c["round"],
-                "parent": c["parent"],
+                "candidate": c.candidate,
+                "target_z": _r(c.target_z),
+                "z": _r(c.z),
+                "se": _r(c.se),
+                "dev": _r(abs(_z(c) - float(c.target_z))),
+                "round": c.round,
+                "parent": c.parent,
             }
             for c in inserted
         ],

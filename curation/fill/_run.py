@@ -1,11 +1,9 @@
 """One benchmark's fill run: backends, panel, journal, the three methods, metrics.
 
-The panel that calibrates children must be models *in the benchmark's calibration*
-(online calibration holds their abilities fixed; a model without an ability has no
-place on the scale). Offline (``backend: simulate``) the panel is the calibration's
-models, answering by σ(θ̂_j − b) with exactly the calibration's θ̂_j, so the online
-estimate of a child's b is consistent with its latent b. With endpoints
-(``backend: openai``) it is the ``panel.models`` that are in the calibration.
+The panel that calibrates children and its backend come from :mod:`curation.calibrate`
+(:func:`~curation.calibrate.panel_setup`, :func:`~curation.calibrate.open_panel`);
+the rewriter is the seeded :class:`~curation.fill._simulate.SimulatedRewriter`
+offline, and otherwise ``fill.rewriter`` on the panel's own OpenAI-compatible backend.
 """
 
 from __future__ import annotations
@@ -22,22 +20,23 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from curation.calibrate import PanelSetup, open_panel
+from curation.candidates import BASELINE, BENCHFILL, ORACLE, Candidate, Judge, candidates_frame
 from curation.errors import ConfigError
-from curation.fill._annotate import Child, Panel
 from curation.fill._config import FillSettings
-from curation.fill._hooks import Judge
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, seed_entries
 from curation.fill._metrics import method_metrics, ratio
 from curation.fill._prompts import load_prompts
 from curation.fill._search import (
     Context,
+    Track,
     new_track,
     run_baseline,
     run_benchfill,
     run_oracle,
 )
-from curation.fill._simulate import SimulatedRewriter, latent_of, register_child
+from curation.fill._simulate import SimulatedRewriter
 from curation.fill._targets import n_targets
 from curation.grading import GradingSettings
 from curation.irt import Calibration
@@ -46,12 +45,9 @@ from curation.llm import (
     CollectSettings,
     CompletionCache,
     LLMSettings,
-    OpenAIBackend,
     PanelModel,
-    SimulatedBackend,
 )
 from curation.measure import max_gap, top_k_sum
-from curation.schemas import conform, empty_frame
 
 JOURNAL = "journal.jsonl"
 
@@ -69,56 +65,11 @@ class FillResult:
     z_before: np.ndarray
     z_after: dict[str, np.ndarray] = field(default_factory=dict)
     """Per method: the benchmark's z plus the inserted ones."""
-    inserted: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    inserted: dict[str, list[Candidate]] = field(default_factory=dict)
 
-
-def select_panel(
-    settings: FillSettings,
-    calibration: Calibration,
-    configured: Sequence[PanelModel] | None,
-    *,
-    benchmark: str,
-    params_file: str = "params.yaml",
-) -> list[PanelModel]:
-    """The panel that calibrates children (see the module docstring)."""
-    where = f"{params_file}: fill.panel"
-    abilities = calibration.abilities
-    if settings.backend == "simulate":
-        names = list(settings.panel or calibration.panel)
-        unknown = [n for n in names if n not in abilities]
-        if unknown:
-            raise ConfigError(
-                f"{where}: {unknown} not in the calibration of {benchmark!r} "
-                f"(models: {', '.join(calibration.panel)})"
-            )
-        return [
-            PanelModel(name=n, model_id=n, temperature=0.0, max_tokens=64, ability=abilities[n])
-            for n in names
-        ]
-    by_name = {m.name: m for m in configured or ()}
-    if settings.panel is not None:
-        missing = [n for n in settings.panel if n not in by_name]
-        if missing:
-            raise ConfigError(f"{where}: {missing} are not in panel.models")
-        unknown = [n for n in settings.panel if n not in abilities]
-        if unknown:
-            raise ConfigError(
-                f"{where}: {unknown} have no ability in the calibration of {benchmark!r}; "
-                "online calibration can only use calibrated models"
-            )
-        chosen = [by_name[n] for n in settings.panel]
-    else:
-        chosen = [m for m in configured or () if m.name in abilities]
-    if len(chosen) < 2:
-        raise ConfigError(
-            f"{where}: online calibration needs at least 2 panel models that are in the "
-            f"calibration of {benchmark!r}; panel.models has "
-            f"{[m.name for m in configured or ()]}, the calibration has "
-            f"{list(calibration.panel)[:8]}{'…' if len(calibration.panel) > 8 else ''}. "
-            "Collect this benchmark's responses with your panel (collect.enabled: true) and "
-            "re-run annotate, or use fill.backend: simulate"
-        )
-    return chosen
+    def inserted_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """Per method, the inserted candidates as records (what the plot reads)."""
+        return {m: [c.to_row() for c in cs] for m, cs in self.inserted.items()}
 
 
 def _frame_hash(df: pl.DataFrame, columns: Sequence[str]) -> str:
@@ -170,68 +121,27 @@ def fingerprint(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _backends(
-    settings: FillSettings,
-    panel: Sequence[PanelModel],
-    calibration: Calibration,
-    llm: LLMSettings,
-    benchmark: str,
-    environ: Mapping[str, str] | None,
-) -> tuple[Backend, Backend, Callable[[Child], None] | None]:
-    if settings.backend == "simulate":
-        sim_panel = SimulatedBackend(
-            benchmark=benchmark,
-            truths={},
-            abilities={m.name: calibration.abilities[m.name] for m in panel},
-            seed=settings.seed,
-        )
-
-        def register(child: Child) -> None:
-            latent = latent_of(child.question)
-            if latent is None:
-                raise ValueError(f"simulated child {child.item} states no latent b")
-            register_child(
-                sim_panel,
-                child.item,
-                answer=child.answer,
-                answer_type=child.answer_type,
-                choices=child.choices,
-                latent_b=latent,
-            )
-
-        rewriter = SimulatedRewriter(seed=settings.seed, simulation=settings.simulation)
-        return rewriter, sim_panel, register
-    rewriter_model = settings.rewriter
-    models = list(panel)
-    if rewriter_model.name not in {m.name for m in models}:
-        models.append(rewriter_model)
-    backend = OpenAIBackend(models, llm, environ=environ)
-    return backend, backend, None
-
-
 async def afill(
     *,
     benchmark: str,
     items: pl.DataFrame,
     difficulty: pl.DataFrame,
-    calibration: Calibration,
-    calibration_file: str,
+    setup: PanelSetup,
     settings: FillSettings,
-    panel: Sequence[PanelModel],
-    collect: CollectSettings,
-    llm: LLMSettings,
     cache: CompletionCache,
     workdir: str | os.PathLike[str],
     judge: Judge | None = None,
-    grading: GradingSettings | None = None,
     environ: Mapping[str, str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> FillResult:
     """Run BenchFill, the baseline and the oracle on one benchmark; resume from ``workdir``.
 
-    ``panel`` comes from :func:`select_panel`. Call inside the event loop that runs it
-    (the real backend's connection pools belong to one loop).
+    ``setup`` comes from :func:`curation.calibrate.panel_setup` with ``settings``'
+    calibration keys. Call inside the event loop that runs it (the real backend's
+    connection pools belong to one loop).
     """
+    panel, calibration = setup.panel, setup.calibration
+    calibration_file = str(setup.calibration_file)
     seed = seed_entries(items, difficulty)
     if not seed:
         raise ConfigError(f"{benchmark}: no item has a difficulty; run annotate first")
@@ -243,54 +153,52 @@ async def afill(
         calibration=calibration,
         items=items,
         difficulty=difficulty,
-        collect=collect,
-        llm=llm,
-        grading=grading,
+        collect=setup.collect,
+        llm=setup.llm,
+        grading=setup.grading,
     )
     journal = Journal(Path(workdir) / JOURNAL, fp)
-    rewriter, panel_backend, register = _backends(
-        settings, panel, calibration, llm, benchmark, environ
+    measuring = open_panel(
+        setup,
+        cache=cache,
+        also_serve=() if settings.backend == "simulate" else (settings.rewriter,),
+        environ=environ,
+    )
+    rewriter: Backend = (
+        SimulatedRewriter(seed=settings.seed, simulation=settings.simulation)
+        if settings.backend == "simulate"
+        else measuring.backend
     )
     try:
         ctx = Context(
             benchmark=benchmark,
             settings=settings,
-            panel=Panel(
-                models=tuple(panel),
-                backend=panel_backend,
-                cache=cache,
-                collect=dataclasses.replace(collect, seed=settings.seed, progress=False),
-                llm=llm,
-                calibration=calibration,
-                benchmark=benchmark,
-                grading=grading,
-                register=register,
-            ),
+            panel=measuring,
             rewriter=rewriter,
             rewriter_model=settings.rewriter,
             cache=cache,
             journal=journal,
             prompts=load_prompts(settings.prompts),
-            llm=llm,
+            llm=setup.llm,
             calibration_file=calibration_file,
             judge=judge,
-            grading=grading,
+            grading=setup.grading,
             log=log,
         )
         threshold = settings.duplicate_similarity
-        tracks = {"benchfill": new_track("benchfill", seed, threshold)}
-        await run_benchfill(ctx, tracks["benchfill"])
+        tracks: dict[str, Track] = {BENCHFILL: new_track(BENCHFILL, seed, threshold)}
+        await run_benchfill(ctx, tracks[BENCHFILL])
         if settings.baseline:
-            tracks["baseline"] = new_track("baseline", seed, threshold)
-            await run_baseline(ctx, tracks["baseline"], tracks["benchfill"].calls)
+            tracks[BASELINE] = new_track(BASELINE, seed, threshold)
+            await run_baseline(ctx, tracks[BASELINE], tracks[BENCHFILL].calls)
         if settings.oracle:
-            tracks["oracle"] = new_track("oracle", seed, threshold)
+            tracks[ORACLE] = new_track(ORACLE, seed, threshold)
             answer_type = items["answer_type"].mode().sort()[0]
-            run_oracle(ctx, tracks["oracle"], answer_type)
+            run_oracle(ctx, tracks[ORACLE], answer_type)
     finally:
-        if rewriter is not panel_backend:
+        if rewriter is not measuring.backend:
             await rewriter.aclose()
-        await panel_backend.aclose()
+        await measuring.aclose()
 
     fixed = settings.fixed_budget(len(panel))
     methods: dict[str, Any] = {}
@@ -304,7 +212,7 @@ async def afill(
             fixed_budget=fixed,
         )
     source = ctx.source
-    bf = methods["benchfill"]["top_3_reduction_pct"]
+    bf = methods[BENCHFILL]["top_3_reduction_pct"]
     metrics: dict[str, Any] = {
         "benchmark": benchmark,
         "source": source,
@@ -321,8 +229,8 @@ async def afill(
         "max_gap_before": round(max_gap(z_before), 6),
         "fixed_budget_per_insertion": fixed,
         "adaptive": dataclasses.asdict(settings.adaptive),
-        "benchfill_vs_oracle": ratio(bf, methods.get("oracle", {}).get("top_3_reduction_pct")),
-        "benchfill_vs_baseline": ratio(bf, methods.get("baseline", {}).get("top_3_reduction_pct")),
+        "benchfill_vs_oracle": ratio(bf, methods.get(ORACLE, {}).get("top_3_reduction_pct")),
+        "benchfill_vs_baseline": ratio(bf, methods.get(BASELINE, {}).get("top_3_reduction_pct")),
         "methods": methods,
         "run": {
             "requests": ctx.requests,
@@ -331,15 +239,10 @@ async def afill(
             "restarted": journal.restarted,
         },
     }
-    rows = [c for t in tracks.values() for c in t.candidates]
-    candidates = (
-        conform(pl.DataFrame(rows, infer_schema_length=None), "candidate")
-        if rows
-        else empty_frame("candidate")
-    )
-    memory = Memory(list(tracks["benchfill"].memory))
-    if "baseline" in tracks:
-        for e in tracks["baseline"].memory:
+    candidates = candidates_frame(c for t in tracks.values() for c in t.candidates)
+    memory = Memory(list(tracks[BENCHFILL].memory))
+    if BASELINE in tracks:
+        for e in tracks[BASELINE].memory:
             if e.origin != "benchmark":
                 memory.add(e)
     return FillResult(
@@ -348,7 +251,7 @@ async def afill(
         metrics=metrics,
         z_before=z_before,
         z_after={
-            name: np.concatenate([z_before, [float(c["z"]) for c in t.inserted]])
+            name: np.concatenate([z_before, [float(c.z) for c in t.inserted if c.z is not None]])
             for name, t in tracks.items()
         },
         inserted={name: list(t.inserted) for name, t in tracks.items()},

@@ -5,7 +5,7 @@ closest to z* are each rewritten ``children`` times with the reference list; eve
 child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
 panel with adaptive trials and calibrated online; calibrated children join the
 memory (and so become parents and references of the next round). The search for a
-target stops at the first round with a child accepted on target, or after
+target stops at the first round with a child on target, or after
 ``rounds``; the calibrated child closest to z* is inserted (ties: smaller SE).
 
 The baseline gets, per insertion, exactly as many rewriter calls as BenchFill spent
@@ -29,30 +29,45 @@ from typing import Any
 
 import numpy as np
 
-from curation.fill._annotate import (
+from curation.calibrate import (
+    BUDGET,
+    MEASURED,
+    ON_TARGET,
     Annotation,
     Child,
     Panel,
     annotate,
     annotation_lineage,
     b_of_z,
-    describe,
+    gradable_problem,
+    latent_of,
+    record_measurement,
+    simulation_lineage,
+    strip_simulated_header,
+)
+from curation.candidates import (
+    CALIBRATED,
+    COLLECTED,
+    DUPLICATE,
+    INSERTED,
+    INVALID,
+    JUDGE_REJECTED,
+    ORACLE,
+    SIMULATED,
+    Candidate,
+    Judge,
+    Method,
+    Source,
+    passed,
 )
 from curation.fill._config import FillSettings
-from curation.fill._hooks import Judge, passed, verdict_columns
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
 from curation.fill._parse import ParseFailure, parse_rewrite
 from curation.fill._prompts import Prompts, prompt_hash, rewrite_messages
-from curation.fill._simulate import (
-    SIMULATED_REWRITER,
-    Brief,
-    SimulatedRewriter,
-    latent_of,
-    strip_header,
-)
+from curation.fill._simulate import SIMULATED_REWRITER, Brief, SimulatedRewriter
 from curation.fill._targets import Target, n_targets, next_target
-from curation.fill._validity import DuplicateIndex, gradable_problem
+from curation.fill._validity import DuplicateIndex
 from curation.grading import GradingSettings
 from curation.llm import (
     Backend,
@@ -65,8 +80,7 @@ from curation.llm import (
     cached_complete,
 )
 
-METHODS: tuple[str, ...] = ("benchfill", "baseline", "oracle")
-_SELECTABLE = ("accepted", "measured", "budget")
+_SELECTABLE = (ON_TARGET, MEASURED, BUDGET)
 _RAW_KEEP = 2000
 
 
@@ -96,8 +110,8 @@ class Context:
         return isinstance(self.rewriter, SimulatedRewriter)
 
     @property
-    def source(self) -> str:
-        return "simulated" if self.simulated or self.panel.source == "simulated" else "collected"
+    def source(self) -> Source:
+        return SIMULATED if self.simulated or self.panel.source == SIMULATED else COLLECTED
 
     @property
     def rewriter_label(self) -> str:
@@ -118,13 +132,13 @@ class Context:
 class Track:
     """One method's state: its memory, its difficulties, what it inserted."""
 
-    method: str
+    method: Method
     memory: Memory
     dups: DuplicateIndex
     z_start: np.ndarray
     z_now: list[float]
-    candidates: list[dict[str, Any]] = field(default_factory=list)
-    inserted: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    inserted: list[Candidate] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
     calls: list[int] = field(default_factory=list)
     """Rewriter calls per insertion."""
@@ -142,7 +156,7 @@ class Job:
     references: tuple[MemoryEntry, ...] = ()
 
 
-def new_track(method: str, seed: Sequence[MemoryEntry], threshold: float) -> Track:
+def new_track(method: Method, seed: Sequence[MemoryEntry], threshold: float) -> Track:
     memory = Memory(seed)
     dups = DuplicateIndex(threshold)
     for e in seed:
@@ -162,16 +176,13 @@ def _cost(rewrite: CallResult | None, note: Annotation | None) -> dict[str, int]
     c = rewrite.completion if rewrite is not None else None
     rp = (c.prompt_tokens or 0) if c else 0
     rc = (c.completion_tokens or 0) if c else 0
-    pp = note.prompt_tokens if note else 0
-    pc = note.completion_tokens if note else 0
+    panel = note.cost() if note else Annotation("").cost()
     return {
         "rewriter_calls": 1 if rewrite is not None else 0,
         "rewriter_prompt_tokens": rp,
         "rewriter_completion_tokens": rc,
-        "panel_trials": note.n_trials if note else 0,
-        "panel_prompt_tokens": pp,
-        "panel_completion_tokens": pc,
-        "tokens": rp + rc + pp + pc,
+        **panel,
+        "tokens": rp + rc + panel["panel_prompt_tokens"] + panel["panel_completion_tokens"],
     }
 
 
@@ -181,7 +192,7 @@ def _request(ctx: Context, job: Job, target: Target) -> ChatRequest:
         ctx.prompts,
         kind=job.kind,
         parent=job.parent,
-        parent_question=strip_header(job.parent.question),
+        parent_question=strip_simulated_header(job.parent.question),
         target_z=target.z,
         references=job.references,
         reference_chars=ctx.settings.reference_chars,
@@ -207,8 +218,8 @@ async def run_round(
     round_: int,
     jobs: Sequence[Job],
     *,
-    stop_on_accept: bool,
-) -> list[dict[str, Any]]:
+    stop_on_target: bool,
+) -> list[Candidate]:
     """Rewrite, check, judge, annotate: the candidate records of one round."""
     s = ctx.settings
     cal = ctx.panel.calibration
@@ -221,7 +232,7 @@ async def run_round(
                 req,
                 Brief(
                     parent=p.item,
-                    parent_body=strip_header(p.question),
+                    parent_body=strip_simulated_header(p.question),
                     answer=p.answer,
                     answer_type=p.answer_type,
                     choices=p.choices,
@@ -234,7 +245,8 @@ async def run_round(
         *(cached_complete(ctx.rewriter, ctx.cache, req) for req in requests)
     )
     siblings = DuplicateIndex(s.duplicate_similarity)
-    records: list[dict[str, Any]] = []
+    records: list[Candidate] = []
+    lineages: list[dict[str, Any]] = []
     children: list[tuple[int, Child]] = []
     for job, req, result in zip(jobs, requests, rewrites, strict=True):
         ctx.count(result)
@@ -257,45 +269,34 @@ async def run_round(
                 "served_model": result.completion.served_model,
             },
         }
-        rec: dict[str, Any] = {
-            "benchmark": ctx.benchmark,
-            "candidate": _candidate_id(track.method, insertion, round_, job.slot),
-            "method": track.method,
-            "parent": parent.item,
-            "round": round_,
-            "target_z": target.z,
-            "question": "",
-            "answer": None,
-            "answer_type": parent.answer_type,
-            "change": None,
-            "status": "invalid",
-            "status_reason": None,
-            "source": "simulated" if ctx.simulated else "collected",
-            "rewriter_model": ctx.rewriter_label,
-            "prompt_hash": prompt_hash(req.messages),
-            "b": None,
-            "se": None,
-            "z": None,
-            "z_low": None,
-            "z_high": None,
-            "n_trials": 0,
-            "n_correct": 0,
-            "panel": "{}",
-            "calibration": ctx.calibration_file,
-            **verdict_columns(None),
-            "selected": False,
-        }
+        rec = Candidate(
+            benchmark=ctx.benchmark,
+            candidate=_candidate_id(track.method, insertion, round_, job.slot),
+            method=track.method,
+            parent=parent.item,
+            round=round_,
+            target_z=target.z,
+            question="",
+            answer=None,
+            answer_type=parent.answer_type,
+            status=INVALID,
+            source=SIMULATED if ctx.simulated else COLLECTED,
+            rewriter_model=ctx.rewriter_label,
+            prompt_hash=prompt_hash(req.messages),
+            calibration=ctx.calibration_file,
+        )
         parsed = parse_rewrite(
             result.completion.text,
             answer_type=parent.answer_type,
             finish_reason=result.completion.finish_reason,
         )
         if isinstance(parsed, ParseFailure):
-            rec["question"] = parsed.question
-            rec["status_reason"] = f"unparseable rewrite: {parsed.reason}"
+            rec = rec.replace(
+                question=parsed.question, status_reason=f"unparseable rewrite: {parsed.reason}"
+            )
             lineage["raw_output"] = result.completion.text[:_RAW_KEEP]
         else:
-            rec.update(
+            rec = rec.replace(
                 question=parsed.question,
                 answer=parsed.answer,
                 answer_type=parsed.answer_type,
@@ -314,20 +315,18 @@ async def run_round(
                     parsed.question, parsed.answer, parsed.answer_type, choices
                 ) or siblings.find(parsed.question, parsed.answer, parsed.answer_type, choices)
             if problem is not None:
-                rec["status_reason"] = f"not gradable: {problem}"
+                rec = rec.replace(status_reason=f"not gradable: {problem}")
             elif dup is not None:
-                rec["status"] = "duplicate"
-                rec["status_reason"] = dup.reason()
+                rec = rec.replace(status=DUPLICATE, status_reason=dup.reason())
             else:
                 siblings.add(
-                    rec["candidate"], parsed.question, parsed.answer, parsed.answer_type, choices
+                    rec.candidate, parsed.question, parsed.answer, parsed.answer_type, choices
                 )
-                rec["status"] = "valid"
                 children.append(
                     (
                         len(records),
                         Child(
-                            rec["candidate"],
+                            rec.candidate,
                             parsed.question,
                             parsed.answer,
                             parsed.answer_type,
@@ -335,26 +334,29 @@ async def run_round(
                         ),
                     )
                 )
-        rec["_lineage"] = lineage
-        rec["_rewrite"] = result
         records.append(rec)
+        lineages.append(lineage)
 
     # judge (optional), concurrently
     if ctx.judge is not None and children:
         verdicts = await asyncio.gather(
             *(
-                ctx.judge.judge(_judge_view(records[i]), jobs[i].parent.to_parent())
+                ctx.judge.judge(
+                    records[i].judge_view(choices=lineages[i].get("choices"), lineage=lineages[i]),
+                    jobs[i].parent.to_parent(),
+                )
                 for i, _ in children
             )
         )
         kept = []
         for (i, child), verdict in zip(children, verdicts, strict=True):
-            records[i].update(verdict_columns(verdict))
+            records[i] = records[i].with_verdict(verdict)
             if passed(verdict):
                 kept.append((i, child))
             else:
-                records[i]["status"] = "judge-rejected"
-                records[i]["status_reason"] = f"judge: {verdict.reason}"
+                records[i] = records[i].replace(
+                    status=JUDGE_REJECTED, status_reason=f"judge: {verdict.reason}"
+                )
         children = kept
 
     # annotate (adaptive), all children of the round in lock-step
@@ -364,70 +366,42 @@ async def run_round(
         target_z=target.z,
         tolerance=s.tolerance,
         rule=s.adaptive,
-        stop_on_accept=stop_on_accept,
+        stop_on_target=stop_on_target,
         on_result=ctx.count,
     )
+    annotated: dict[int, Annotation] = {}
     for i, child in children:
-        a = notes[child.item]
-        rec = records[i]
-        rec["_lineage"].update(annotation_lineage(a))
-        rec["_note"] = a
-        rec["source"] = ctx.source
-        rec["n_trials"], rec["n_correct"], rec["panel"] = a.n_trials, a.n_correct, a.panel_json()
-        if a.z is None:
-            rec["status"] = "invalid"
-            rec["status_reason"] = "no graded panel answer"
-            continue
-        rec.update(
-            status="calibrated",
-            status_reason=describe(a, target_z=target.z, tolerance=s.tolerance),
-            b=a.b,
-            se=a.se,
-            z=a.z,
-            z_low=a.z_low,
-            z_high=a.z_high,
+        a = annotated[i] = notes[child.item]
+        lineages[i].update(annotation_lineage(a))
+        records[i] = record_measurement(
+            records[i].replace(source=ctx.source), a, target_z=target.z, tolerance=s.tolerance
         )
     out = []
-    for job, rec in zip(jobs, records, strict=True):
-        lineage = rec.pop("_lineage")
-        lineage["cost"] = _cost(rec.pop("_rewrite"), rec.pop("_note", None))
-        if ctx.simulated and rec["status"] in ("calibrated", "valid", "judge-rejected"):
-            latent = latent_of(rec["question"])
+    for i, (job, rec, rewrite) in enumerate(zip(jobs, records, rewrites, strict=True)):
+        lineage = lineages[i]
+        lineage["cost"] = _cost(rewrite, annotated.get(i))
+        if ctx.simulated and rec.status in (CALIBRATED, JUDGE_REJECTED):
             parent_b = job.parent.latent_b if job.parent.latent_b is not None else job.parent.b
-            lineage["simulation"] = {
-                "latent_b": latent,
-                "latent_z": float(cal.to_z(np.array([latent]))[0]) if latent is not None else None,
-                "parent_latent_b": parent_b,
-            }
-        if rec["status"] == "valid":  # only without a panel answer path; never stays
-            rec["status"] = "invalid"
-            rec["status_reason"] = "not annotated"
-        rec["lineage"] = json.dumps(lineage, sort_keys=True, ensure_ascii=False)
-        out.append(rec)
+            lineage["simulation"] = simulation_lineage(
+                cal, latent_of(rec.question), parent_latent_b=parent_b
+            )
+        out.append(rec.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False)))
     return out
-
-
-def _judge_view(rec: dict[str, Any]) -> dict[str, Any]:
-    """The candidate record as a judge sees it (no private keys)."""
-    lineage = rec.get("_lineage", {})
-    view = {k: v for k, v in rec.items() if not k.startswith("_") and k != "status"}
-    view["choices"] = lineage.get("choices")
-    view["lineage"] = json.dumps(lineage, sort_keys=True, ensure_ascii=False)
-    return view
 
 
 # ---- one insertion -----------------------------------------------------------------------
 
 
-def _decision(rec: dict[str, Any]) -> str | None:
-    return json.loads(rec["lineage"]).get("decision")
+def _outcome(rec: Candidate) -> str | None:
+    """The calibration outcome recorded in the lineage (``decision``), if any."""
+    return rec.lineage_dict().get("decision")
 
 
-def _absorb(track: Track, candidates: Sequence[dict[str, Any]]) -> None:
+def _absorb(track: Track, candidates: Sequence[Candidate]) -> None:
     """Calibrated children join the track's memory and duplicate index."""
     for rec in candidates:
         track.candidates.append(rec)
-        if rec["status"] == "calibrated" and rec["z"] is not None:
+        if rec.status == CALIBRATED and rec.z is not None:
             entry = entry_from_candidate(rec)
             track.memory.add(entry)
             track.dups.add(
@@ -435,18 +409,18 @@ def _absorb(track: Track, candidates: Sequence[dict[str, Any]]) -> None:
             )
 
 
-def select(candidates: Sequence[dict[str, Any]], target_z: float) -> dict[str, Any] | None:
+def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None:
     """The calibrated candidate closest to ``target_z`` (ties: smaller SE, then id).
 
-    Children whose collection ended without a decision on precision ("stopped" by an
-    accepted sibling, or "off-target" after a batch or two) are considered only if no
+    Children whose collection ended without a decision on precision ("stopped" by a
+    sibling on target, or "off-target" after a batch or two) are considered only if no
     other child was calibrated: their z is too uncertain to compete.
     """
-    calibrated = [c for c in candidates if c["status"] == "calibrated" and c["z"] is not None]
-    pool = [c for c in calibrated if _decision(c) in _SELECTABLE] or calibrated
+    calibrated = [c for c in candidates if c.status == CALIBRATED and c.z is not None]
+    pool = [c for c in calibrated if _outcome(c) in _SELECTABLE] or calibrated
     if not pool:
         return None
-    return min(pool, key=lambda c: (abs(c["z"] - target_z), c["se"], c["candidate"]))
+    return min(pool, key=lambda c: (abs(c.z - target_z), c.se, c.candidate))  # type: ignore[operator]
 
 
 async def _search_target(
@@ -457,33 +431,35 @@ async def _search_target(
     *,
     plan: Callable[[int, int], list[Job]],
     more: Callable[[int, int], bool],
-    stop_on_accept: bool,
+    stop_on_target: bool,
 ) -> None:
     """Rounds for one target, then the insertion (each journaled, or replayed)."""
     method = track.method
-    here: list[dict[str, Any]] = []
+    here: list[Candidate] = []
     round_ = 0
     while more(round_ + 1, len(here)):
         round_ += 1
         rec = ctx.journal.round(method, insertion, round_)
         if rec is not None:
-            cands = rec["candidates"]
+            cands = [Candidate.from_row(c) for c in rec["candidates"]]
         else:
             jobs = plan(round_, len(here))
             cands = await run_round(
-                ctx, track, target, insertion, round_, jobs, stop_on_accept=stop_on_accept
+                ctx, track, target, insertion, round_, jobs, stop_on_target=stop_on_target
             )
-            ctx.journal.record_round(method, insertion, round_, target_z=target.z, candidates=cands)
+            ctx.journal.record_round(
+                method, insertion, round_, target_z=target.z, candidates=[c.to_row() for c in cands]
+            )
         _absorb(track, cands)
         here.extend(cands)
         best_now = select(cands, target.z)
         ctx.say(
             f"{ctx.benchmark} {method} #{insertion + 1} round {round_}: target z* {target.z:.4f}, "
-            f"{sum(c['status'] == 'calibrated' for c in cands)}/{len(cands)} calibrated"
-            + (f", best z {best_now['z']:.4f}" if best_now else "")
+            f"{sum(c.status == CALIBRATED for c in cands)}/{len(cands)} calibrated"
+            + (f", best z {best_now.z:.4f}" if best_now else "")
             + (" (journal)" if rec is not None else "")
         )
-        if stop_on_accept and any(_decision(c) == "accepted" for c in cands):
+        if stop_on_target and any(_outcome(c) == ON_TARGET for c in cands):
             break
     best = select(here, target.z)
     if ctx.journal.insertion(method, insertion) is None:
@@ -491,18 +467,22 @@ async def _search_target(
             method,
             insertion,
             target_z=target.z,
-            selected=best["candidate"] if best else None,
+            selected=best.candidate if best else None,
             rounds=round_,
         )
     track.calls.append(len(here))
     track.rounds.append(round_)
     track.targets.append(target)
     if best is not None:
-        best["status"] = "inserted"
-        best["selected"] = True
-        best["status_reason"] = f"inserted for target {target.z:.4f}; {best['status_reason']}"
-        track.inserted.append(best)
-        track.z_now.append(float(best["z"]))
+        chosen = best.replace(
+            status=INSERTED,
+            selected=True,
+            status_reason=f"inserted for target {target.z:.4f}; {best.status_reason}",
+        )
+        at = next(i for i, c in enumerate(track.candidates) if c is best)
+        track.candidates[at] = chosen
+        track.inserted.append(chosen)
+        track.z_now.append(float(chosen.z))  # type: ignore[arg-type]
 
 
 async def run_benchfill(ctx: Context, track: Track) -> None:
@@ -536,7 +516,7 @@ async def run_benchfill(ctx: Context, track: Track) -> None:
             target,
             plan=plan,
             more=lambda r, _used: r <= s.rounds,
-            stop_on_accept=True,
+            stop_on_target=True,
         )
 
 
@@ -570,8 +550,8 @@ async def run_baseline(ctx: Context, track: Track, budgets: Sequence[int]) -> No
             i,
             target,
             plan=plan,
-            more=lambda _r, used, budget=budget: used < budget,
-            stop_on_accept=False,
+            more=lambda _r, used, budget=budget: used < budget,  # type: ignore[misc]
+            stop_on_target=False,
         )
 
 
@@ -584,34 +564,29 @@ def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
             track.z_now, i, mode=s.targets, z_start=track.z_start, insertions=s.insertions
         )
         b = b_of_z(cal, target.z)
-        rec = {
-            "benchmark": ctx.benchmark,
-            "candidate": f"oracle-{i + 1}",
-            "method": "oracle",
-            "parent": None,
-            "round": 0,
-            "target_z": target.z,
-            "question": f"[oracle] a reference point exactly at z* = {target.z:.6f}; not an item",
-            "answer": None,
-            "answer_type": answer_type,
-            "change": None,
-            "status": "inserted",
-            "status_reason": "oracle: placed exactly at the target",
-            "source": "simulated",
-            "rewriter_model": None,
-            "prompt_hash": None,
-            "b": b,
-            "se": 0.0,
-            "z": target.z,
-            "z_low": target.z,
-            "z_high": target.z,
-            "n_trials": 0,
-            "n_correct": 0,
-            "panel": "{}",
-            "calibration": ctx.calibration_file,
-            **verdict_columns(None),
-            "selected": True,
-            "lineage": json.dumps(
+        rec = Candidate(
+            benchmark=ctx.benchmark,
+            candidate=f"oracle-{i + 1}",
+            method=ORACLE,
+            parent=None,
+            round=0,
+            target_z=target.z,
+            question=f"[oracle] a reference point exactly at z* = {target.z:.6f}; not an item",
+            answer=None,
+            answer_type=answer_type,
+            status=INSERTED,
+            status_reason="oracle: placed exactly at the target",
+            source=SIMULATED,
+            rewriter_model=None,
+            prompt_hash=None,
+            b=b,
+            se=0.0,
+            z=target.z,
+            z_low=target.z,
+            z_high=target.z,
+            calibration=ctx.calibration_file,
+            selected=True,
+            lineage=json.dumps(
                 {
                     "kind": "oracle",
                     "insertion": i,
@@ -620,7 +595,7 @@ def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
                 },
                 sort_keys=True,
             ),
-        }
+        )
         track.candidates.append(rec)
         track.inserted.append(rec)
         track.targets.append(target)

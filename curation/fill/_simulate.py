@@ -3,53 +3,33 @@
 It answers the very requests a real rewriter gets (same prompts, same cache, same
 parser) with a JSON rewrite whose difficulty follows the documented model of
 :class:`~curation.fill.RewriteSimulation`. It cannot write a new problem, so it says
-so: the child's question is the parent's behind a header
-``[simulated rewrite of <parent>; latent b = <b>]`` and its answer is the parent's.
-
-The header carries the child's latent difficulty, which makes a simulated child
-self-describing: the simulated panel (:class:`curation.llm.SimulatedBackend`) is told
-that b when the child is registered with it, a cached rewrite keeps it, and two
-children with different latent b never share a cached panel answer (their texts,
-hence their cache keys, differ).
+so: the child's question is the parent's behind the header of
+:func:`curation.calibrate.simulated_header`
+(``[simulated rewrite of <parent>; latent b = <b>]``) and its answer is the parent's.
+The header carries the child's latent difficulty, which the simulated panel answers
+from (see :mod:`curation.calibrate._simulate`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
+from curation.calibrate import simulated_header
 from curation.fill._config import RewriteSimulation
-from curation.llm import ChatRequest, Completion, ItemTruth, SimulatedBackend
+from curation.llm import ChatRequest, Completion
 
 SIMULATED_REWRITER = "simulated"
 """``rewriter_model`` of simulated candidates."""
-_HEADER = re.compile(
-    r"^\[simulated rewrite of (?P<parent>[^;\]]+); latent b = (?P<b>-?\d+\.\d+)\]\s*"
-)
 _UNIT = NormalDist()
 
 
 def _u(*parts: object) -> float:
     digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
     return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
-
-
-def header(parent: str, latent_b: float) -> str:
-    return f"[simulated rewrite of {parent}; latent b = {latent_b:.6f}]"
-
-
-def latent_of(question: str) -> float | None:
-    """The latent b a simulated child's question states, or None."""
-    m = _HEADER.match(question)
-    return float(m.group("b")) if m else None
-
-
-def strip_header(question: str) -> str:
-    """The question without a simulation header (the text a rewriter should see)."""
-    return _HEADER.sub("", question, count=1)
 
 
 @dataclass(frozen=True)
@@ -110,8 +90,8 @@ class SimulatedRewriter:
             raise KeyError("the simulated rewriter was not told about this request (expect())")
         b = self.child_b(key, brief)
         how = "steered by the references" if brief.steered else "undirected (no references)"
-        out = {
-            "question": f"{header(brief.parent, b)} {brief.parent_body}",
+        out: dict[str, Any] = {
+            "question": f"{simulated_header(brief.parent, b)} {brief.parent_body}",
             "answer": brief.answer,
             "answer_type": brief.answer_type,
             "change": (
@@ -136,17 +116,3 @@ class SimulatedRewriter:
 
     async def aclose(self) -> None:
         return None
-
-
-def register_child(
-    panel: SimulatedBackend,
-    item: str,
-    *,
-    answer: str | None,
-    answer_type: str,
-    choices: tuple[str, ...] | None,
-    latent_b: float,
-) -> None:
-    """Make a child answerable by the simulated panel, at its latent difficulty."""
-    panel.truths[item] = ItemTruth(reference=answer, answer_type=answer_type, choices=choices)
-    panel.difficulties[item] = latent_b

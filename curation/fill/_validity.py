@@ -1,9 +1,7 @@
 """Mechanical validity of a child (SPEC §4 step 4), before any panel trial is paid for.
 
-* **Gradable**: an answer is present and the grader of its answer type can use it —
-  a number for numeric items, a letter/option for choice items, non-empty text for
-  exact items; code needs a sandbox and free-form answers a judge, so neither can be
-  calibrated here.
+* **Gradable**: :func:`curation.calibrate.gradable_problem` (the panel's graders can
+  use its answer).
 * **Not a near-duplicate** of any memory item (or of an earlier sibling): the
   normalised question is identical, or all three of
   (a) difflib similarity of the normalised question tokens ≥ ``threshold``,
@@ -22,40 +20,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curation.grading import (
-    GradingSettings,
-    method_for,
-    normalize_text,
-    parse_number,
-    reference_letter,
-)
+from curation.grading import normalize_text, parse_number, reference_letter
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def gradable_problem(
-    answer: str | None,
-    answer_type: str,
-    choices: Sequence[str] | None,
-    grading: GradingSettings | None = None,
-) -> str | None:
-    """Why ``answer`` cannot be graded (None if it can)."""
-    if answer is None or not answer.strip():
-        return "no reference answer"
-    method = method_for(answer_type, grading)
-    if method == "skip":
-        return "free-form answers need a judge to be graded; none is configured"
-    if method == "code":
-        return "code items need a sandbox to be graded; none is configured"
-    if method == "numeric" and parse_number(answer) is None:
-        return f"answer {answer!r} is not a number (answer type numeric)"
-    if method == "choice":
-        if not choices:
-            return "a choice item needs its options ('choices')"
-        if reference_letter(answer, choices) is None:
-            return f"answer {answer!r} is not one of the {len(choices)} options"
-    return None
 
 
 def _tokens(text: str) -> list[str]:

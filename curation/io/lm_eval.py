@@ -616,7 +616,8 @@ def lm_eval_responses(
     if unknown:
         hint = "" if item_field else "; lm-eval numbers documents, pass the doc field with the id"
         raise InputError(
-            f"{len(unknown)} items not in {items_file}, e.g. {unknown[0]!r}{hint}",
+            f"{len(unknown)} items of lm-eval task {read.task!r} are not items of benchmark "
+            f"{benchmark!r} ({items_file}), e.g. {unknown[0]!r}{hint}",
             file=str(path_or_glob),
             field=f"doc.{item_field}" if item_field else "doc_id",
         )

@@ -34,5 +34,12 @@ def require_output(path: Path, *, produced_by: str) -> Path:
 
 
 def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
-    """Read a table an earlier stage wrote, with a hint if it is missing."""
-    return pl.read_parquet(require_output(path, produced_by=produced_by))
+    """Read a table an earlier stage wrote, with a hint if it is missing or damaged."""
+    try:
+        return pl.read_parquet(require_output(path, produced_by=produced_by))
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(
+            f"not a readable parquet table ({first}); run `dvc repro -f {produced_by}`",
+            file=str(path),
+        ) from None

@@ -10,14 +10,22 @@
 
 Identification: mean ability 0. Priors (weak, documented in ``Settings``):
 θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
-Importing this package never imports JAX; only ``method="nuts"`` does.
+Importing this package never imports JAX; only ``method="nuts"`` does. Exports resolve
+lazily (numpy, polars and scipy load on first use), so ``import curation.irt`` is cheap.
 """
 
-from curation.irt._calibrate import calibrate_items
-from curation.irt._checks import bic_compare, loo_stability
-from curation.irt._fit import FitResult, fit
-from curation.irt._scale import Calibration
-from curation.irt._simulate import simulate_responses
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "Calibration": "_scale",
+    "FitResult": "_fit",
+    "bic_compare": "_checks",
+    "calibrate_items": "_calibrate",
+    "fit": "_fit",
+    "loo_stability": "_checks",
+    "simulate_responses": "_simulate",
+}
 
 __all__ = [
     "Calibration",
@@ -28,3 +36,23 @@ __all__ = [
     "loo_stability",
     "simulate_responses",
 ]
+
+if TYPE_CHECKING:
+    from curation.irt._calibrate import calibrate_items
+    from curation.irt._checks import bic_compare, loo_stability
+    from curation.irt._fit import FitResult, fit
+    from curation.irt._scale import Calibration
+    from curation.irt._simulate import simulate_responses
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'curation.irt' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"curation.irt.{module}"), name)
+    globals()[name] = value  # resolve once
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -18,6 +18,7 @@ from curation.irt._fit import bound_labels, interval_z
 from curation.irt._map import logistic, softplus
 from curation.irt._scale import Calibration
 from curation.irt._settings import MODELS, Z90, ModelType, Settings, check_choice
+from curation.irt._threads import pinned
 
 _FULL_STEP = 1e-6
 
@@ -97,6 +98,7 @@ def _solve_items(
     return b, np.sqrt(var_b), (np.exp(al) if two_pl else None), converged
 
 
+@pinned
 def calibrate_items(
     new_responses: pl.DataFrame, calibration: Calibration, *, model: ModelType = "1pl"
 ) -> pl.DataFrame:

@@ -28,6 +28,7 @@ from curation.irt._settings import (
     Settings,
     check_choice,
 )
+from curation.irt._threads import pinned
 
 ITEM_COLUMNS = ("item", "b", "se", "a", "z", "z_low", "z_high", "n_models", "p_mean", "bound")
 
@@ -202,6 +203,7 @@ def fit_cells(
     return FitResult(items, models, calibration, diag, draws_b)
 
 
+@pinned
 def fit(
     responses: pl.DataFrame,
     *,

@@ -9,6 +9,7 @@ the gaps at both ends to zero).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from curation.errors import InputError
 from curation.io import write_json
 from curation.irt._settings import IDENTIFICATION, MODELS, SCALES, ScaleMethod, check_choice
 
@@ -31,7 +33,9 @@ _SCALE_KEYS = {
 }
 
 
+@functools.cache
 def package_version() -> str:
+    """This package's installed version (read once: the metadata lookup costs ~4 ms)."""
     try:
         return metadata.version("benchcurate")
     except metadata.PackageNotFoundError:  # running from a source tree without install
@@ -163,4 +167,11 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Calibration:
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        """Read a saved calibration; a damaged file is an :class:`InputError` naming it."""
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError) as exc:
+            # json.JSONDecodeError is a ValueError
+            raise InputError(
+                f"not a readable calibration ({exc}); rerun the annotate stage", file=str(path)
+            ) from None

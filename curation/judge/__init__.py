@@ -20,7 +20,7 @@ Typical use (the ``judge`` stage does the same in bulk with ``assess_many``)::
         if not verdict.passed: ...
 """
 
-from curation.fill._hooks import Judge, Verdict
+from curation.candidates import Judge, Verdict
 from curation.judge._config import (
     JUDGED_STATUSES,
     RESPONSE_FORMATS,

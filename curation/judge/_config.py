@@ -13,16 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from curation.candidates import CALIBRATED, INSERTED, CandidateStatus
 from curation.errors import ConfigError
 from curation.llm import PanelModel, Price, collect_settings
 from curation.schemas import load_schema, validate_record
 
 ResponseFormat = Literal["none", "json_object", "json_schema"]
 RESPONSE_FORMATS: tuple[str, ...] = ("none", "json_object", "json_schema")
-JUDGED_STATUSES: tuple[str, ...] = ("calibrated", "inserted")
+JUDGED_STATUSES: tuple[CandidateStatus, ...] = (CALIBRATED, INSERTED)
 """Candidate statuses the judge stage judges; the others pass through untouched."""
 
-_MODEL_DEFAULTS = {
+_MODEL_DEFAULTS: dict[str, Any] = {
     "name": "judge",
     "model_id": "Qwen/Qwen2.5-72B-Instruct",
     "base_url_env": "BENCHCURATE_BASE_URL",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from curation.candidates import Verdict
 from curation.errors import ConfigError
 from curation.grading import GradingSettings
 from curation.judge._compare import answers_agree
@@ -36,7 +37,7 @@ from curation.judge._parse import parse_reply, response_schema, schema_keys
 from curation.judge._prompts import ANSWER_FORMS, Prompts, load_prompts
 from curation.judge._request import StructuredRequest, format_json
 from curation.judge._simulate import SimCase, SimulatedJudgeBackend, hint
-from curation.judge._types import UNPARSEABLE, Assessment, Verdict, categorize
+from curation.judge._types import UNPARSEABLE, Assessment, categorize
 from curation.llm import (
     SIMULATED_PREFIX,
     Accounting,
@@ -46,8 +47,8 @@ from curation.llm import (
     LLMCallError,
     LLMSettings,
     Message,
-    OpenAIBackend,
     Sampling,
+    backend_for,
     cached_complete,
     llm_settings,
 )
@@ -175,15 +176,16 @@ class LLMJudge:
 
     def backend(self) -> Backend:
         if self._backend is None:
-            if self.settings.simulated:
-                self._backend = SimulatedJudgeBackend(
-                    seed=self.settings.seed,
-                    false_reject_rate=self.settings.simulation.false_reject_rate,
-                )
-            else:
-                self._backend = OpenAIBackend(
-                    [self.settings.model], self.llm, environ=self._environ
-                )
+            s = self.settings
+            self._backend = backend_for(
+                s.backend,
+                [s.model],
+                self.llm,
+                simulate=lambda: SimulatedJudgeBackend(
+                    seed=s.seed, false_reject_rate=s.simulation.false_reject_rate
+                ),
+                environ=self._environ,
+            )
         return self._backend
 
     def cache(self) -> CompletionCache:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 
 from curation.grading import parse_number, reference_letter
 from curation.judge._compare import answers_agree
@@ -53,7 +54,7 @@ def _wrong(answer: str | None, answer_type: str, choices: tuple[str, ...] | None
         return chr(ord("A") + (ord(letter) - ord("A") + 1) % max(n, 2))
     value = parse_number(answer or "")
     if value is not None:
-        wrong = value + max(1, abs(value))
+        wrong = value + max(Fraction(1), abs(value))
         return str(wrong.numerator) if wrong.denominator == 1 else f"{float(wrong):.6g}"
     return f"{answer or ''} (simulated wrong answer)".strip()
 

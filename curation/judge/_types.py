@@ -1,8 +1,8 @@
 """What the judge returns: a verdict per candidate, and the details behind it.
 
-``Verdict`` and ``Judge`` are the interface BenchFill's validity hook calls (defined in
-``curation/fill/_hooks.py`` and re-exported here); everything else
-in this package is how one particular judge, :class:`~curation.judge.LLMJudge`,
+``Verdict`` and ``Judge`` are the interface BenchFill's validity hook calls (defined with
+the candidate record in :mod:`curation.candidates` and re-exported here); everything
+else in this package is how one particular judge, :class:`~curation.judge.LLMJudge`,
 arrives at a verdict.
 """
 
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The interface BenchFill's validity hook calls is defined once, in curation.fill._hooks;
-# the judge implements it.
-from curation.fill._hooks import Verdict
+from curation.candidates import Verdict
 
 UNPARSEABLE = "unparseable judge output"
 """The reason of a verdict whose judge never returned schema-valid JSON (after one repair)."""

@@ -17,8 +17,10 @@ from curation.llm._accounting import Accounting, Price, Tally
 from curation.llm._cache import CompletionCache
 from curation.llm._client import SAMPLE_HEADER, LLMCallError, OpenAIBackend
 from curation.llm._config import (
+    BACKENDS,
     DEFAULT_TEMPLATE_FOR,
     DEFAULT_TEMPLATES,
+    BackendName,
     CollectSettings,
     LLMSettings,
     PanelModel,
@@ -41,7 +43,7 @@ from curation.llm._panel import (
     run_calls,
 )
 from curation.llm._scrub import Secrets, redact_url
-from curation.llm._setup import build_backend, cached_complete, item_truths
+from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
 from curation.llm._simulate import (
     SIMULATED_PREFIX,
     ItemTruth,
@@ -53,12 +55,14 @@ from curation.llm._simulate import (
 from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
 
 __all__ = [
+    "BACKENDS",
     "DEFAULT_TEMPLATES",
     "DEFAULT_TEMPLATE_FOR",
     "SAMPLE_HEADER",
     "SIMULATED_PREFIX",
     "Accounting",
     "Backend",
+    "BackendName",
     "CallResult",
     "ChatRequest",
     "CollectResult",
@@ -82,6 +86,7 @@ __all__ = [
     "SkippedItem",
     "Tally",
     "acollect",
+    "backend_for",
     "build_backend",
     "cached_complete",
     "collect_settings",

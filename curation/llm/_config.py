@@ -20,7 +20,8 @@ from curation.params import ANSWER_TYPES
 from curation.schemas import load_schema, validate_record
 
 BackendName = Literal["simulate", "openai"]
-BACKENDS: tuple[str, ...] = ("simulate", "openai")
+"""simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
+BACKENDS: tuple[BackendName, ...] = ("simulate", "openai")
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "numeric-boxed": (

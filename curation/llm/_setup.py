@@ -1,14 +1,19 @@
-"""Building a backend from settings, and single cached calls (for BenchFill and the judge)."""
+"""Building a backend from settings, and single cached calls (for BenchFill and the judge).
+
+:func:`backend_for` is the one place ``simulate`` vs ``openai`` is decided; each caller
+brings its own simulation (the collect panel here, the calibration panel in
+:mod:`curation.calibrate`, the judge in :mod:`curation.judge`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
 from curation.llm._cache import CompletionCache
 from curation.llm._client import OpenAIBackend
-from curation.llm._config import CollectSettings, LLMSettings, PanelModel
+from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,
@@ -30,6 +35,25 @@ def item_truths(items: pl.DataFrame) -> dict[str, ItemTruth]:
     }
 
 
+def backend_for(
+    name: str,
+    models: Sequence[PanelModel],
+    llm: LLMSettings,
+    *,
+    simulate: Callable[[], Backend],
+    environ: Mapping[str, str] | None = None,
+) -> Backend:
+    """The backend a ``backend:`` setting names: ``openai`` — one
+    :class:`~curation.llm.OpenAIBackend` serving ``models``; ``simulate`` — what
+    ``simulate()`` builds (the caller's seeded simulation, whose records say
+    ``source = simulated``). Call it inside the event loop that will use it."""
+    if name == "openai":
+        return OpenAIBackend(list(models), llm, environ=environ)
+    if name == "simulate":
+        return simulate()
+    raise ValueError(f"backend {name!r} is not one of {', '.join(BACKENDS)}")
+
+
 def build_backend(
     collect: CollectSettings,
     llm: LLMSettings,
@@ -44,19 +68,21 @@ def build_backend(
     Call it inside the event loop that will use it: the real backend's semaphores
     and connection pools belong to one loop.
     """
-    if collect.backend == "openai":
-        return OpenAIBackend(models, llm, environ=environ)
-    difficulties = None
-    if collect.simulation.difficulties is not None:
-        difficulties = load_difficulties(collect.simulation.difficulties)
-    return SimulatedBackend(
-        benchmark=benchmark,
-        truths=item_truths(items),
-        abilities=default_abilities(models),
-        seed=collect.seed,
-        difficulties=difficulties,
-        difficulty_scale=collect.simulation.difficulty_scale,
-    )
+
+    def simulate() -> Backend:
+        difficulties = None
+        if collect.simulation.difficulties is not None:
+            difficulties = load_difficulties(collect.simulation.difficulties)
+        return SimulatedBackend(
+            benchmark=benchmark,
+            truths=item_truths(items),
+            abilities=default_abilities(models),
+            seed=collect.seed,
+            difficulties=difficulties,
+            difficulty_scale=collect.simulation.difficulty_scale,
+        )
+
+    return backend_for(collect.backend, models, llm, simulate=simulate, environ=environ)
 
 
 async def cached_complete(

@@ -21,7 +21,7 @@ from curation.measure._validate import as_draws, check_level
 from curation.report.format import with_interval
 
 MetricName = Literal["ddm", "max_gap", "top_3_sum", "top_5_sum"]
-METRIC_NAMES: tuple[str, ...] = ("ddm", "max_gap", "top_3_sum", "top_5_sum")
+METRIC_NAMES: tuple[MetricName, ...] = ("ddm", "max_gap", "top_3_sum", "top_5_sum")
 
 
 @dataclass(frozen=True)

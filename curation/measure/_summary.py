@@ -171,7 +171,7 @@ def measure_benchmark(
     """
     zz = as_unit_sample(z)
     if isinstance(targets, str) or not isinstance(targets, Sequence):
-        targets = (targets,)  # type: ignore[assignment]
+        targets = (targets,)
     if len(targets) == 0:
         raise ValueError("targets: need at least one target (e.g. 'uniform')")
     parsed = [parse_target(t) for t in targets]

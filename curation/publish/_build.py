@@ -1,4 +1,4 @@
-"""Build one benchmark's versioned dataset under ``dist/<benchmark>/<version>/``.
+"""Build one benchmark's versioned dataset under ``dist/<benchmark>/<benchmark>-<version>/``.
 
 Layout (what the Hub's ``configs: data_files`` expects, plus local extras)::
 
@@ -8,6 +8,7 @@ Layout (what the Hub's ``configs: data_files`` expects, plus local extras)::
     data/<config>/test-*.parquet   parquet shards per config      (uploaded)
     disk/<config>/                 DatasetDict.save_to_disk copy  (local)
     manifest.json                  digests, version, upload list  (local)
+    release.json                   what `curate release` commits   (local)
 
 The folder is assembled beside its final place and renamed into it, so a failed build
 leaves the previous one untouched.
@@ -54,14 +55,17 @@ from curation.publish._records import (
     subset_records,
 )
 from curation.publish._version import (
+    RELEASE_CANDIDATE,
     Bump,
     Diff,
+    Release,
     SemVer,
     changelog_section,
+    content_digests,
+    content_hash,
     diff_records,
-    existing_versions,
     frame_records,
-    read_built_records,
+    read_release,
 )
 from curation.schemas import validate_frame
 from curation.subsets import Coverage
@@ -348,62 +352,57 @@ def _card_context(
     )
 
 
+def dataset_dir_name(benchmark: str, version: str) -> str:
+    """``<benchmark>-<version>``: unique per benchmark and version, so the ``datasets``
+    cache (keyed by the folder name) never serves one build's rows for another."""
+    return f"{benchmark}-{version}"
+
+
 def _resolve_version(
     requested: str,
     *,
     initial: str,
-    root: Path,
+    release: Release | None,
     new_records: Mapping[str, Any],
     digest: str,
+    new_hash: str,
 ) -> tuple[SemVer, SemVer | None, Diff, Bump | None, list[str]]:
-    """(version, base to diff against, diff, bump taken, warnings)."""
-    versions = existing_versions(root)
+    """(version, base to diff against, diff, bump taken, warnings), from the last release."""
     warnings: list[str] = []
-
-    def diff_with(base: SemVer | None) -> tuple[Diff, bool]:
-        if base is None:
-            return diff_records({}, new_records), True
-        base_dir = root / str(base)
-        old_digest = None
-        with contextlib.suppress(OSError, ValueError):
-            old_digest = json.loads((base_dir / MANIFEST).read_text())["card_digest"]
-        return diff_records(read_built_records(base_dir), new_records), old_digest != digest
-
-    if requested != "auto":
+    new_digests = {
+        c: {i: {"record": d} for i, d in items.items()}
+        for c, items in content_digests(new_records).items()
+    }
+    if release is None:
+        diff = diff_records({}, new_records)
+        if requested == "auto":
+            try:
+                return SemVer.parse(initial), None, diff, None, warnings
+            except ValueError as exc:
+                raise ConfigError(f"build.initial_version: {exc}") from None
         try:
-            version = SemVer.parse(requested)
+            return SemVer.parse(requested), None, diff, None, warnings
         except ValueError as exc:
             raise ConfigError(f"build.version: {exc} (or 'auto')") from None
-        lower = [v for v in versions if v < version]
-        base = lower[-1] if lower else None
-        diff, card_changed = diff_with(base)
-        need = diff.required_bump(card_changed=card_changed) if base else None
-        if base is not None and need is not None and version < base.bump(need):
-            warnings.append(
-                f"version {version} under-bumps {base}: the changes since {base} call for "
-                f"a {need} bump (≥ {base.bump(need)})"
-            )
-        if version in versions:
-            warnings.append(f"version {version} existed and was rebuilt in place")
-        return version, base, diff, need, warnings
-    if not versions:
-        try:
-            first = SemVer.parse(initial)
-        except ValueError as exc:
-            raise ConfigError(f"build.initial_version: {exc}") from None
-        diff, _ = diff_with(None)
-        return first, None, diff, None, warnings
-    latest = versions[-1]
-    diff, card_changed = diff_with(latest)
-    bump = diff.required_bump(card_changed=card_changed)
-    if bump is not None:
-        return latest.bump(bump), latest, diff, bump, warnings
-    # Nothing changed: rebuild the latest version in place, diffed against its predecessor.
-    lower = versions[:-1]
-    base = lower[-1] if lower else None
-    diff, card_changed = diff_with(base)
-    need = diff.required_bump(card_changed=card_changed) if base else None
-    return latest, base, diff, need, warnings
+    diff = diff_records(release.records(), new_digests)
+    need = diff.required_bump(card_changed=release.card_digest != digest)
+    if release.content_hash == new_hash:
+        need = None
+    if requested == "auto":
+        if need is None:  # the released content: the released version
+            base = SemVer.parse(release.previous) if release.previous else None
+            return release.version, base, Diff(), None, warnings
+        return release.version.bump(need), release.version, diff, need, warnings
+    try:
+        version = SemVer.parse(requested)
+    except ValueError as exc:
+        raise ConfigError(f"build.version: {exc} (or 'auto')") from None
+    if need is not None and version < release.version.bump(need):
+        warnings.append(
+            f"version {version} under-bumps {release.version} (the last release): the "
+            f"changes since then call for a {need} bump (≥ {release.version.bump(need)})"
+        )
+    return version, release.version, diff, need, warnings
 
 
 def _write_shards(ds: datasets.Dataset, folder: Path, max_rows: int) -> None:
@@ -431,8 +430,13 @@ def build_dataset(
     version: str = "auto",
     initial_version: str = "1.0.0",
     max_shard_rows: int = 100_000,
+    release_file: str | Path | None = None,
 ) -> BuildResult:
-    """Build ``dist/<benchmark>/<version>/`` from ``inputs`` (see the module doc)."""
+    """Build ``dist/<benchmark>/<benchmark>-<version>/`` from ``inputs`` (see the module doc).
+
+    ``version: auto`` bumps from the release recorded in ``release_file``
+    (``releases/<benchmark>.json``); without one the build is ``initial_version``.
+    """
     if max_shard_rows < 1:
         raise ConfigError(f"build.max_shard_rows must be ≥ 1, got {max_shard_rows}")
     frames, review, cal = assemble_frames(inputs)
@@ -448,21 +452,31 @@ def build_dataset(
     digest = card_digest(card)
     root = Path(dist_root) / inputs.benchmark
     new_records = {config: frame_records(df) for config, df in frames.items()}
+    digests = content_digests(new_records)
+    new_hash = content_hash(digests, digest)
+    release = read_release(release_file) if release_file is not None else None
     ver, base, diff, bump, warnings = _resolve_version(
-        version, initial=initial_version, root=root, new_records=new_records, digest=digest
+        version,
+        initial=initial_version,
+        release=release,
+        new_records=new_records,
+        digest=digest,
+        new_hash=new_hash,
     )
     previous = str(base) if base is not None else None
     notes = ["dataset card updated (no data change)"] if bump == "patch" else []
     if problems:
         notes.append(f"not publishable: {len(problems)} record(s) refused")
-    section = changelog_section(str(ver), previous, diff, notes=notes)
-    old_log = ""
-    if base is not None and (root / str(base) / "CHANGELOG.md").is_file():
-        old_log = (root / str(base) / "CHANGELOG.md").read_text(encoding="utf-8")
+    if release is not None and ver == release.version and release.changelog:
+        changelog = release.changelog  # the released content: its own changelog
+    else:
+        section = changelog_section(str(ver), previous, diff, notes=notes)
+        old_log = release.changelog if release is not None else ""
         old_log = old_log.split("\n", 2)[2] if old_log.startswith("# Changelog") else old_log
-    changelog = (
-        f"# Changelog of {inputs.benchmark}\n\n{section}\n{old_log.lstrip()}".rstrip() + "\n"
-    )
+        changelog = (
+            f"# Changelog of {inputs.benchmark}\n\n{section}\n{old_log.lstrip()}".rstrip() + "\n"
+        )
+    final = root / dataset_dir_name(inputs.benchmark, str(ver))
 
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{ver}.tmp-", dir=root))
@@ -518,7 +532,19 @@ def build_dataset(
             "problems": problems,
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        _swap_into_place(tmp, root / str(ver))
+        candidate = {
+            "benchmark": inputs.benchmark,
+            "version": str(ver),
+            "previous": previous,
+            "content_hash": new_hash,
+            "card_digest": digest,
+            "configs": digests,
+            "changelog": changelog,
+        }
+        (tmp / RELEASE_CANDIDATE).write_text(
+            json.dumps(candidate, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+        _swap_into_place(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -527,7 +553,7 @@ def build_dataset(
         version=str(ver),
         previous=previous,
         bump=bump,
-        dataset_dir=root / str(ver),
+        dataset_dir=final,
         configs=configs,
         diff=diff,
         review=review,

@@ -324,6 +324,8 @@ def render_card(ctx: CardContext) -> str:
         )
         by_origin = ", ".join(f"{k} {v}" for k, v in review.get("accepted_by_origin", {}).items())
         add(f"- accepted into `filled`: {by_origin or 'none'}")
+        overrules = sum(1 for a in ctx.additions if _overrules_judge(a.get("lineage")))
+        add(f"- accepted over the LLM judge's rejection (reviewer overrule): {overrules}")
     else:
         add("- no reviewed additions were offered to this build (no accepted-items file)")
     if review.get("n_decisions") is not None:
@@ -350,3 +352,12 @@ def finalize_card(text: str, *, version: str, previous: str | None) -> str:
 
 def card_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _overrules_judge(lineage: object) -> bool:
+    """Whether an added item's lineage says its reviewer overruled the judge."""
+    try:
+        review = json.loads(str(lineage or "{}")).get("review") or {}
+    except (ValueError, AttributeError):
+        return False
+    return bool(review.get("overrules_judge"))

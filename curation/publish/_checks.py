@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from curation.candidates import SIMULATED
 from curation.errors import CurationError
 from curation.schemas import validate_frame
 
@@ -41,9 +42,9 @@ def _simulated_path(obj: Any, path: str = "") -> str | None:
     if isinstance(obj, dict):
         for key, value in obj.items():
             here = f"{path}.{key}" if path else str(key)
-            if key in _SOURCE_KEYS and value == "simulated":
+            if key in _SOURCE_KEYS and value == SIMULATED:
                 return here
-            if key == "simulated" and value is True:
+            if key == SIMULATED and value is True:
                 return here
             found = _simulated_path(value, here)
             if found:
@@ -61,11 +62,11 @@ def record_problems(df: pl.DataFrame, *, config: str) -> list[Problem]:
     problems: list[Problem] = []
     cols = ["item", "source", "origin", "difficulty_source", "review_status", "lineage", "metadata"]
     for item, source, origin, dsource, status, lineage, metadata in df.select(cols).iter_rows():
-        if dsource == "simulated":
+        if dsource == SIMULATED:
             problems.append(
                 Problem(config, item, "difficulty_source", "z was measured on simulated responses")
             )
-        elif source == "simulated":
+        elif source == SIMULATED:
             problems.append(Problem(config, item, "source", "the item text is simulated"))
         else:
             for field, text in (("lineage", lineage), ("metadata", metadata)):

@@ -9,7 +9,9 @@ from curation.publish.hub import publish, resolve_dataset_dir
 
 def add_publish_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "dataset", metavar="DATASET", help="benchmark name (dist/DATASET/VERSION) or a built folder"
+        "dataset",
+        metavar="DATASET",
+        help="benchmark name (dist/DATASET/DATASET-VERSION) or a built folder",
     )
     p.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="Hub dataset repository")
     p.add_argument(
@@ -19,6 +21,11 @@ def add_publish_arguments(p: argparse.ArgumentParser) -> None:
         "--dry-run", action="store_true", help="check and list what would be uploaded; no network"
     )
     p.add_argument("--dist", default="dist", help="folder holding the builds (default: dist)")
+    p.add_argument(
+        "--releases",
+        default="releases",
+        help="where the published version is recorded (default: releases; commit it)",
+    )
     p.add_argument(
         "--token-env",
         default="HF_TOKEN",
@@ -36,4 +43,32 @@ def run_publish_command(args: argparse.Namespace) -> int:
         token_env=args.token_env,
     )
     print(result.summary(), flush=True)
+    if not args.dry_run:
+        print(_record(dataset_dir, args.releases, date=None), flush=True)
+    return 0
+
+
+def _record(dataset_dir, releases: str, *, date: str | None) -> str:
+    import datetime
+
+    from curation.publish._version import record_release
+
+    when = date or datetime.datetime.now(datetime.UTC).date().isoformat()
+    out = record_release(dataset_dir, releases, date=when)
+    return (
+        f"recorded the release in {out} (commit it: `version: auto` bumps from it in every clone)"
+    )
+
+
+def add_release_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", metavar="DATASET", help="benchmark name or a built folder")
+    p.add_argument("--version", required=True, metavar="X.Y.Z", help="the built version")
+    p.add_argument("--date", help="release date (default: today, UTC)")
+    p.add_argument("--dist", default="dist", help="folder holding the builds (default: dist)")
+    p.add_argument("--releases", default="releases", help="default: releases")
+
+
+def run_release_command(args: argparse.Namespace) -> int:
+    dataset_dir = resolve_dataset_dir(args.dataset, args.version, dist=args.dist)
+    print(_record(dataset_dir, args.releases, date=args.date), flush=True)
     return 0

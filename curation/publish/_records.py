@@ -112,8 +112,11 @@ class ReviewSummary:
         }
 
 
-def read_decisions(path: str | Path | None) -> tuple[int | None, dict[str, int]]:
-    """Count the lines of the review decision log and tally their decision value."""
+def read_decisions(
+    path: str | Path | None, benchmark: str | None = None
+) -> tuple[int | None, dict[str, int]]:
+    """Count the decisions of the review log (``benchmark``'s only, when given: another
+    benchmark's review never changes this one's card) and tally their decision value."""
     if path is None or not Path(path).is_file():
         return None, {}
     counts: Counter[str] = Counter()
@@ -128,6 +131,9 @@ def read_decisions(path: str | Path | None) -> tuple[int | None, dict[str, int]]
             counts["unreadable"] += 1
             continue
         if isinstance(rec, dict):
+            if benchmark is not None and rec.get("benchmark", benchmark) != benchmark:
+                n -= 1
+                continue
             value = rec.get("decision", rec.get("status"))
             if value is not None:
                 counts[str(value)] += 1
@@ -148,7 +154,7 @@ def accepted_records(
     ``accepted`` has the ``accepted_item`` columns (validated here); rows not accepted are
     counted but left out. Ids must be new and the benchmark must match.
     """
-    n_decisions, by_value = read_decisions(decisions_file)
+    n_decisions, by_value = read_decisions(decisions_file, benchmark)
     if accepted is None:
         return empty_frame(PUBLISHED), ReviewSummary(
             0, {}, {}, None, decisions_file, n_decisions, by_value

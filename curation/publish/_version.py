@@ -1,12 +1,16 @@
 """Semantic versions of a built dataset and the diff a CHANGELOG section lists.
 
-Bump rules against the previous build: **major** when an item is removed from a config
-(or a config disappears), **minor** when items are added or changed, **patch** when only
-the card changed; no change keeps the version.
+The base is the last *release* (``releases/<benchmark>.json``, committed to git, written
+when a version is published or `curate release`d), never the untracked ``dist/`` folder,
+so every clone of a commit computes the same version. Bump rules against that release:
+**major** when an item is removed from a config (or a config disappears), **minor** when
+items are added or changed, **patch** when only the card changed; no change keeps it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -199,3 +203,99 @@ def changelog_section(version: str, previous: str | None, diff: Diff, *, notes: 
         lines.append("- no item added, removed or changed")
     lines.extend(f"- {note}" for note in notes)
     return "\n".join(lines).rstrip() + "\n"
+
+
+# --- the released state, committed to git (releases/<benchmark>.json) ----------------
+
+
+def record_digest(record: Mapping[str, Any]) -> str:
+    """A short, stable digest of one published record (all its fields)."""
+    text = json.dumps(record, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def content_digests(records: Records) -> dict[str, dict[str, str]]:
+    """config -> item -> record digest: what a release remembers of its content."""
+    return {
+        config: {item: record_digest(rec) for item, rec in sorted(items.items())}
+        for config, items in sorted(records.items())
+    }
+
+
+def content_hash(digests: Mapping[str, Mapping[str, str]], card_digest: str) -> str:
+    """One hash of a dataset's content and card (what `version: auto` compares)."""
+    text = json.dumps({"configs": digests, "card": card_digest}, sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Release:
+    """The last released (published or `curate release`d) state of one benchmark."""
+
+    version: SemVer
+    content_hash: str
+    card_digest: str
+    configs: dict[str, dict[str, str]]
+    changelog: str
+    date: str | None
+    previous: str | None
+
+    def records(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """The released content as records diff_records compares (one field: the digest)."""
+        return {
+            c: {item: {"record": d} for item, d in items.items()}
+            for c, items in self.configs.items()
+        }
+
+
+def read_release(path: str | Path) -> Release | None:
+    """``releases/<benchmark>.json``, or None before the first release."""
+    from curation.errors import InputError
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}", file=str(path)) from None
+    if not isinstance(obj, dict):
+        raise InputError("expected a JSON object", file=str(path))
+    for key in ("version", "content_hash", "card_digest", "configs"):
+        if key not in obj:
+            raise InputError("required field missing", file=str(path), field=key)
+    try:
+        version = SemVer.parse(str(obj["version"]))
+    except ValueError as exc:
+        raise InputError(str(exc), file=str(path), field="version") from None
+    configs = obj["configs"]
+    if not isinstance(configs, dict) or not all(isinstance(v, dict) for v in configs.values()):
+        raise InputError("expected config -> item -> digest", file=str(path), field="configs")
+    return Release(
+        version=version,
+        content_hash=str(obj["content_hash"]),
+        card_digest=str(obj["card_digest"]),
+        configs={str(c): {str(i): str(d) for i, d in v.items()} for c, v in configs.items()},
+        changelog=str(obj.get("changelog") or ""),
+        date=obj.get("date"),
+        previous=obj.get("previous"),
+    )
+
+
+RELEASE_CANDIDATE = "release.json"
+"""In a built folder: the record `curate release` / `curate publish` commits to releases/."""
+
+
+def record_release(dataset_dir: str | Path, releases_dir: str | Path, *, date: str) -> Path:
+    """Copy a build's release candidate to ``releases/<benchmark>.json`` with ``date``."""
+    from curation.errors import InputError
+    from curation.io.atomic import write_json
+
+    src = Path(dataset_dir) / RELEASE_CANDIDATE
+    if not src.is_file():
+        raise InputError("missing: not a build folder (rebuild with `dvc repro`)", file=str(src))
+    obj = json.loads(src.read_text(encoding="utf-8"))
+    obj["date"] = date
+    out = Path(releases_dir) / f"{obj['benchmark']}.json"
+    write_json(out, obj)
+    return out

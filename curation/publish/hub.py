@@ -76,11 +76,11 @@ class PublishResult:
 
 
 def resolve_dataset_dir(dataset: str, version: str, *, dist: str | Path = "dist") -> Path:
-    """``DATASET`` is a benchmark name (→ ``dist/<name>/<version>``) or a built folder."""
+    """``DATASET`` is a benchmark name (→ ``dist/<name>/<name>-<version>``) or a built folder."""
     path = Path(dataset)
     if path.is_dir() and (path / MANIFEST).is_file():
         return path
-    candidate = Path(dist) / dataset / version
+    candidate = Path(dist) / dataset / f"{dataset}-{version}"
     if candidate.is_dir():
         return candidate
     raise CurationError(

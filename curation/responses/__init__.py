@@ -3,6 +3,7 @@
 from curation.responses._checks import DEFAULT_WARN, CheckReport, check_matrix
 from curation.responses._import import import_responses
 from curation.responses._matrix import ResponseMatrix
+from curation.responses._overlay import overlay, read_imports, replaces_base, write_imports
 from curation.responses._report import render_check_markdown, summary_line
 
 __all__ = [
@@ -11,6 +12,10 @@ __all__ = [
     "ResponseMatrix",
     "check_matrix",
     "import_responses",
+    "overlay",
+    "read_imports",
+    "replaces_base",
+    "write_imports",
     "render_check_markdown",
     "summary_line",
 ]

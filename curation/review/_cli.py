@@ -61,7 +61,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
     params, config = _context(args)
     files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
-    store = ReviewStore.create(config.db)
+    store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
     print(seed(store, files, config=config, params=params), flush=True)
     return 0
 
@@ -74,9 +74,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     host = args.host or config.host
     port = config.port if args.port is None else args.port
-    check_bind(host, token)
-    store = ReviewStore.open(config.db)
-    serve(store, host=host, port=port, token=token, default_reviewer=args.reviewer)
+    store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
+    from curation.review._accounts import load_accounts
+
+    accounts = load_accounts(config.users)
+    check_bind(host, token, accounts=bool(accounts))
+    serve(
+        store,
+        host=host,
+        port=port,
+        token=token,
+        default_reviewer=args.reviewer,
+        accounts=accounts,
+        guidelines=config.guidelines,
+    )
     return 0
 
 
@@ -87,9 +98,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     params, config = _context(args)
     if not config.db.is_file() and not config.decisions.is_file():
         print(f"no review queue yet: creating an empty one at {config.db}", flush=True)
-        store = ReviewStore.create(config.db)
+        store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
     else:
-        store = ReviewStore.open(config.db)
+        store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
     print(export(store, config=config, params=params, force=args.force), flush=True)
     return 0
 
@@ -122,11 +133,46 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from curation.review._store import ReviewStore
 
     _params, config = _context(args)
-    stats = queue_stats(ReviewStore.open(config.db))
+    stats = queue_stats(ReviewStore.open(config.db, required_reviews=config.required_reviews))
     if args.json:
         print(json.dumps(stats.to_dict(), indent=2, sort_keys=True))
     else:
         print(format_stats(stats))
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from curation.review._rebuild import rebuild
+
+    params, config = _context(args)
+    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
+    print(rebuild(config=config, params=params, files=files, force=args.force), flush=True)
+    return 0
+
+
+def cmd_add_reviewer(args: argparse.Namespace) -> int:
+    from curation.errors import ConfigError
+    from curation.review._accounts import add_account
+
+    _params, config = _context(args)
+    users = Path(args.users) if args.users else config.users
+    if users is None:
+        raise ConfigError("no users file: set review.users in params.yaml or pass --users")
+    token = add_account(users, args.name, role=args.role)
+    print(
+        f"{args.name} ({args.role}) added to {users}; their token (shown once, only its "
+        f"sha256 is stored):\n{token}",
+        flush=True,
+    )
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from curation.review._store import ReviewStore
+
+    _params, config = _context(args)
+    store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
+    print(store.undo_batch(args.batch, reviewer=args.reviewer), flush=True)
     return 0
 
 
@@ -195,7 +241,33 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     _common(q)
     q.set_defaults(func=cmd_recalibrate)
 
-    q = sub.add_parser("stats", help="queue size by status and throughput per reviewer")
+    q = sub.add_parser(
+        "rebuild",
+        help="recreate the queue database from decisions.jsonl and the candidate tables",
+    )
+    q.add_argument(
+        "files", nargs="*", help="candidate tables (default: review.candidates in params)"
+    )
+    q.add_argument("--force", action="store_true", help="replace an existing queue database")
+    _common(q)
+    q.set_defaults(func=cmd_rebuild)
+
+    q = sub.add_parser("add-reviewer", help="add a reviewer account and print its token once")
+    q.add_argument("name")
+    q.add_argument("--role", choices=("reviewer", "adjudicator"), default="reviewer")
+    q.add_argument("--users", default=None, help="users file (default: review.users in params)")
+    _common(q)
+    q.set_defaults(func=cmd_add_reviewer)
+
+    q = sub.add_parser("undo", help="undo a bulk batch (new superseding decisions, no deletes)")
+    q.add_argument("batch")
+    q.add_argument("--reviewer", required=True, help="who undoes it")
+    _common(q)
+    q.set_defaults(func=cmd_undo)
+
+    q = sub.add_parser(
+        "stats", help="queue by status, throughput, agreement (kappa, alpha) per reviewer pair"
+    )
     q.add_argument("--json", action="store_true", help="print JSON")
     _common(q)
     q.set_defaults(func=cmd_stats)

@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from curation.candidates import (
+    BASELINE,
+    BENCHFILL,
+    CALIBRATED,
+    CANDIDATE_STATUSES,
+    INSERTED,
+    JUDGE_REJECTED,
+    METHODS,
+    CandidateStatus,
+    Method,
+)
 from curation.errors import ConfigError
 from curation.paths import (
     ITEMS_TEMPLATE,
@@ -17,8 +28,7 @@ from curation.paths import (
     REVIEW_RECALIBRATED_TEMPLATE,
 )
 
-CANDIDATE_STATUSES = ("invalid", "duplicate", "judge-rejected", "calibrated", "inserted")
-CANDIDATE_METHODS = ("benchfill", "baseline", "oracle")
+DEFAULT_GUIDELINES = Path(__file__).resolve().parent / "guidelines.md"
 TOKEN_ENV = "CURATE_REVIEW_TOKEN"
 """Environment variable holding the review server's access token."""
 
@@ -38,9 +48,9 @@ class ReviewConfig:
     recalibrated edits come last, so an edited item returns as a pending version."""
     items: str = ITEMS_TEMPLATE
     """Where the parents (original items) of a benchmark are, for the side-by-side view."""
-    seed_statuses: tuple[str, ...] = ("inserted", "calibrated", "judge-rejected")
+    seed_statuses: tuple[CandidateStatus, ...] = (INSERTED, CALIBRATED, JUDGE_REJECTED)
     """Candidate ``status`` values that enter the queue (invalid and duplicate never do)."""
-    seed_methods: tuple[str, ...] = ("benchfill", "baseline")
+    seed_methods: tuple[Method, ...] = (BENCHFILL, BASELINE)
     """Candidate ``method`` values that enter the queue (oracle items are never published)."""
     decisions: Path = REVIEW_DECISIONS
     """Exported decision log (schema ``decision``); a dependency of the build stage."""
@@ -52,6 +62,14 @@ class ReviewConfig:
     """Edited items measured again by ``curate review recalibrate`` (schema ``candidate``)."""
     host: str = "127.0.0.1"
     port: int = 8765
+    required_reviews: int | dict[str, int] = 1
+    """Distinct reviewers who must agree before an item is decided: one number, or
+    benchmark -> number (key ``"*"``: the rest). Disagreement puts the item in conflict
+    for an adjudicator."""
+    users: Path | None = None
+    """Reviewer accounts (name, role, sha256 of the token); see ``curate review add-reviewer``."""
+    guidelines: Path = DEFAULT_GUIDELINES
+    """Markdown shown on every item page and linked from the queue."""
 
     def accepted_path(self, benchmark: str) -> Path:
         return Path(self.accepted.format(benchmark=benchmark))
@@ -103,6 +121,9 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
         "recalibrated",
         "host",
         "port",
+        "required_reviews",
+        "users",
+        "guidelines",
     }
     unknown = sorted(set(section) - known)
     if unknown:
@@ -111,7 +132,7 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
         )
     base = ReviewConfig()
     kw: dict[str, Any] = {}
-    for key in ("db", "decisions"):
+    for key in ("db", "decisions", "users", "guidelines"):
         if section.get(key) is not None:
             if not isinstance(section[key], str):
                 raise ConfigError(f"{where}.{key}: expected a path")
@@ -129,9 +150,7 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
             section["seed_statuses"], f"{where}.seed_statuses", CANDIDATE_STATUSES
         )
     if section.get("seed_methods") is not None:
-        kw["seed_methods"] = _choices(
-            section["seed_methods"], f"{where}.seed_methods", CANDIDATE_METHODS
-        )
+        kw["seed_methods"] = _choices(section["seed_methods"], f"{where}.seed_methods", METHODS)
     if section.get("host") is not None:
         if not isinstance(section["host"], str):
             raise ConfigError(f"{where}.host: expected an address")
@@ -141,7 +160,20 @@ def review_config(params: dict[str, Any], *, params_file: str = "params.yaml") -
         if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
             raise ConfigError(f"{where}.port: expected a port number (0-65535)")
         kw["port"] = port
+    if section.get("required_reviews") is not None:
+        kw["required_reviews"] = _required(section["required_reviews"], f"{where}.required_reviews")
     return ReviewConfig(**{**base.__dict__, **kw})
+
+
+def _required(value: Any, where: str) -> int | dict[str, int]:
+    def one(v: Any, at: str) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 20:
+            raise ConfigError(f"{at}: expected a number of reviewers from 1 to 20")
+        return v
+
+    if isinstance(value, dict):
+        return {str(k): one(v, f"{where}.{k}") for k, v in value.items()}
+    return one(value, where)
 
 
 def benchmark_meta(params: dict[str, Any], benchmark: str) -> tuple[str | None, str | None]:

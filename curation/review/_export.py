@@ -58,6 +58,10 @@ class ExportReport:
         return "\n".join(lines)
 
 
+_DEFAULTS = {"role": "reviewer", "overrules_judge": False, "batch": None, "reverts": None}
+"""Decision fields added after the first log format, as an older record implies them."""
+
+
 def decision_records(decisions: list[Decision]) -> list[dict[str, Any]]:
     """Decision records in export order: (benchmark, candidate, decision_id)."""
     ordered = sorted(decisions, key=lambda d: (d.benchmark, d.candidate, d.id))
@@ -90,7 +94,7 @@ def write_decisions(path: str | Path, decisions: list[Decision], *, force: bool 
     records = decision_records(decisions)
     if not force:
         new = {r["decision_id"]: r for r in records}
-        lost = [r for r in _existing(path) if new.get(r.get("decision_id")) != r]
+        lost = [r for r in _existing(path) if new.get(r.get("decision_id")) != {**_DEFAULTS, **r}]
         if lost:
             ids = ", ".join(str(r.get("decision_id")) for r in lost[:5])
             raise InputError(
@@ -153,6 +157,19 @@ def _meta(view: ItemView, params: dict[str, Any], file: str) -> tuple[str, str]:
     return domain, lic
 
 
+def _votes(view: ItemView) -> list[Decision]:
+    """The accept/reject decisions on the current version that still count (not undone)
+    and agree with its status: who decided it."""
+    undone = {d.reverts for d in view.history if d.decision == "reverted"}
+    return [
+        d
+        for d in view.history
+        if d.version == view.current.version
+        and d.decision == view.state.status
+        and d.id not in undone
+    ]
+
+
 def _lineage(view: ItemView) -> str:
     rec = view.current.record
     try:
@@ -195,6 +212,12 @@ def _lineage(view: ItemView) -> str:
                 "decided_at": last.decided_at if last else None,
                 "comment": last.comment if last else None,
                 "decision_ids": [d.id for d in view.history],
+                "reviewers": sorted({d.reviewer for d in _votes(view)}),
+                "adjudicated": any(d.role == "adjudicator" for d in _votes(view)),
+                "overrules_judge": any(d.overrules_judge for d in _votes(view)),
+                "overrule_reason": next(
+                    (d.comment for d in reversed(_votes(view)) if d.overrules_judge), None
+                ),
             },
             "edits": [
                 {
@@ -219,6 +242,8 @@ def accepted_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[s
     status = view.state.status
     if rec.get("z") is None or status == "needs-calibration":
         return None
+    if status == "conflict":
+        status = "pending"  # reviewers disagree: undecided until an adjudicator decides
     domain, lic = _meta(view, params, file)
     edited = _is_edited(view)
     last = view.state.last_decision
@@ -269,7 +294,9 @@ def accepted_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[s
         "calibration": rec.get("calibration"),
         "difficulty_source": cur.source,
         "review_status": status,
-        "reviewer": last.reviewer if last is not None and status != "pending" else None,
+        "reviewer": ", ".join(sorted({d.reviewer for d in _votes(view)}))
+        if last is not None and status != "pending"
+        else None,
         "lineage": _lineage(view),
     }
 

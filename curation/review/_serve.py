@@ -7,11 +7,13 @@ import ipaddress
 import socket
 import threading
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 import uvicorn
 
 from curation.errors import ConfigError
+from curation.review._accounts import Accounts
 from curation.review._config import TOKEN_ENV
 from curation.review._store import ReviewStore
 from curation.review._web import LOOPBACK_NAMES, create_app
@@ -29,14 +31,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse a non-local bind without an access token, and a token too short to guess."""
+def check_bind(host: str, token: str | None, *, accounts: bool = False) -> None:
+    """Refuse a non-local bind without an access token (or reviewer accounts), and a
+    token too short to guess."""
     if token is not None and len(token) < MIN_TOKEN:
         raise ConfigError(
             f"review token: use at least {MIN_TOKEN} characters, e.g. "
             "`python -c 'import secrets; print(secrets.token_urlsafe(24))'`"
         )
-    if not is_loopback(host) and not token:
+    if not is_loopback(host) and not token and not accounts:
         raise ConfigError(
             f"refusing to serve the review queue on {host}: a non-local address needs an "
             f"access token. Pass --token TOKEN (or set {TOKEN_ENV}); make one with "
@@ -70,17 +73,21 @@ class ReviewServer:
         token: str | None = None,
         default_reviewer: str | None = None,
         public: bool | None = None,
+        accounts: Accounts | None = None,
+        guidelines: Path | None = None,
     ) -> None:
         """``public`` treats the server as reachable from other machines (token required,
         any Host header) even on 127.0.0.1; default: ``not is_loopback(host)``."""
         public = (not is_loopback(host)) if public is None else public
-        check_bind("0.0.0.0" if public else host, token)
+        check_bind("0.0.0.0" if public else host, token, accounts=bool(accounts))
         self.host, self.token = host, token
         self.app = create_app(
             store,
             token=token,
             allowed_hosts=None if public else LOOPBACK_NAMES,
             default_reviewer=default_reviewer,
+            accounts=accounts,
+            guidelines=guidelines,
         )
         self._sock = _bind(host, port)
         self.port = self._sock.getsockname()[1]
@@ -131,21 +138,27 @@ def serve(
     port: int = 8765,
     token: str | None = None,
     default_reviewer: str | None = None,
+    accounts: Accounts | None = None,
+    guidelines: Path | None = None,
 ) -> None:
     """Serve the review page until Ctrl+C (blocking). Prints the address to open."""
-    check_bind(host, token)
+    check_bind(host, token, accounts=bool(accounts))
     public = not is_loopback(host)
     app = create_app(
         store,
         token=token,
         allowed_hosts=None if public else LOOPBACK_NAMES,
         default_reviewer=default_reviewer,
+        accounts=accounts,
+        guidelines=guidelines,
     )
     sock = _bind(host, port)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     if token:
         url += f"?token={quote(token, safe='')}"
+    elif accounts and public:
+        url += "?token=<your reviewer token>"
     print(f"review queue: {store.path}\nopen {url}\n(Ctrl+C to stop)", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     try:

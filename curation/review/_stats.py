@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from curation.review._agreement import GroupAgreement, PairAgreement, agreement
 from curation.review._store import STATUSES, Decision, ReviewStore
 
 
@@ -35,6 +36,13 @@ class QueueStats:
     simulated: int
     decisions: int
     reviewers: list[ReviewerStats] = field(default_factory=list)
+    pairs: list[PairAgreement] = field(default_factory=list)
+    """Per benchmark and reviewer pair: doubly-reviewed items, percent agreement, kappa."""
+    groups: list[GroupAgreement] = field(default_factory=list)
+    """Per benchmark: items with 2+ reviewers, percent agreement, Krippendorff's alpha."""
+    overrules: int = 0
+    """Accepts that overruled the LLM judge (and were not undone)."""
+    batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,7 +78,13 @@ def queue_stats(store: ReviewStore) -> QueueStats:
                 per_hour=round(len(ds) / hours, 2) if hours > 0 else None,
             )
         )
+    pairs, groups = agreement(decisions)
+    undone = {d.reverts for d in decisions if d.decision == "reverted"}
     return QueueStats(
+        pairs=pairs,
+        groups=groups,
+        overrules=sum(1 for d in decisions if d.overrules_judge and d.id not in undone),
+        batches=len({d.batch for d in decisions if d.batch}),
         total=sum(by_status.values()),
         by_status=by_status,
         by_benchmark=counts,
@@ -100,4 +114,28 @@ def format_stats(stats: QueueStats) -> str:
             )
     else:
         lines.append("reviewers: none yet")
+    lines.append(
+        f"judge overruled: {stats.overrules} accept(s) with a reason; bulk batches: {stats.batches}"
+    )
+    if stats.pairs or stats.groups:
+        lines.append("agreement (accept/reject votes on the same item version):")
+    for p in stats.pairs:
+        lines.append(
+            f"  {p.benchmark}: {p.a} vs {p.b}: {p.n} item(s) both reviewed, {p.agree} agree "
+            f"({_pct(p.percent)}), Cohen's kappa {_num(p.kappa)}"
+        )
+    for g in stats.groups:
+        if g.reviewers > 2:
+            lines.append(
+                f"  {g.benchmark}: {g.reviewers} reviewers on {g.units} item(s): "
+                f"{_pct(g.percent)} of vote pairs agree, Krippendorff's alpha {_num(g.alpha)}"
+            )
     return "\n".join(lines)
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.1f}%"
+
+
+def _num(v: float | None) -> str:
+    return "undefined (one label only)" if v is None else f"{v:.3f}"

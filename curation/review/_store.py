@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,16 +27,21 @@ from typing import Any, Literal
 
 from curation.errors import CurationError, InputError
 
-SCHEMA_VERSION = "1"
-STATUSES = ("pending", "accepted", "rejected", "needs-calibration")
+SCHEMA_VERSION = "2"
+STATUSES = ("pending", "accepted", "rejected", "conflict", "needs-calibration")
 DECISIONS = ("accepted", "rejected", "edited")
+"""Decisions a reviewer makes on an item page."""
+LOGGED = (*DECISIONS, "reverted")
+"""Every value the log holds: ``reverted`` undoes one earlier decision (batch undo)."""
+ROLES = ("reviewer", "adjudicator")
 VERDICTS = ("pass", "fail", "unjudged")
 MAX_REVIEWER = 80
 MAX_COMMENT = 4000
 MAX_TEXT = 100_000
 
-Status = Literal["pending", "accepted", "rejected", "needs-calibration"]
-DecisionValue = Literal["accepted", "rejected", "edited"]
+Status = Literal["pending", "accepted", "rejected", "conflict", "needs-calibration"]
+DecisionValue = Literal["accepted", "rejected", "edited", "reverted"]
+Role = Literal["reviewer", "adjudicator"]
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,7 +50,8 @@ CREATE TABLE IF NOT EXISTS items (
   benchmark     TEXT NOT NULL,
   candidate     TEXT NOT NULL,
   status        TEXT NOT NULL
-                CHECK (status IN ('pending', 'accepted', 'rejected', 'needs-calibration')),
+                CHECK (status IN ('pending', 'accepted', 'rejected', 'conflict',
+                                  'needs-calibration')),
   version       INTEGER NOT NULL CHECK (version >= 1),
   last_decision INTEGER REFERENCES decisions (id),
   source        TEXT NOT NULL CHECK (source IN ('collected', 'simulated')),
@@ -84,7 +91,7 @@ CREATE TABLE IF NOT EXISTS decisions (
   benchmark   TEXT NOT NULL,
   candidate   TEXT NOT NULL,
   version     INTEGER NOT NULL,
-  decision    TEXT NOT NULL CHECK (decision IN ('accepted', 'rejected', 'edited')),
+  decision    TEXT NOT NULL CHECK (decision IN ('accepted', 'rejected', 'edited', 'reverted')),
   reviewer    TEXT NOT NULL CHECK (length(reviewer) > 0),
   decided_at  TEXT NOT NULL,
   comment     TEXT,
@@ -94,9 +101,14 @@ CREATE TABLE IF NOT EXISTS decisions (
   answer      TEXT,
   text_hash   TEXT NOT NULL,
   source      TEXT NOT NULL CHECK (source IN ('collected', 'simulated')),
+  role        TEXT NOT NULL DEFAULT 'reviewer' CHECK (role IN ('reviewer', 'adjudicator')),
+  overrules_judge INTEGER NOT NULL DEFAULT 0 CHECK (overrules_judge IN (0, 1)),
+  batch       TEXT,
+  reverts     INTEGER REFERENCES decisions (id),
   FOREIGN KEY (benchmark, candidate) REFERENCES items (benchmark, candidate)
 );
 
+CREATE INDEX IF NOT EXISTS decisions_batch ON decisions (batch);
 CREATE INDEX IF NOT EXISTS decisions_item ON decisions (benchmark, candidate, id);
 CREATE INDEX IF NOT EXISTS items_status ON items (status, benchmark);
 
@@ -193,6 +205,14 @@ class Decision:
     """sha256 of the (question, answer) of the version decided on."""
     source: str
     """collected | simulated: simulated candidates can be reviewed for practice."""
+    role: Role = "reviewer"
+    """reviewer (one vote of ``review.required_reviews``) or adjudicator (final say)."""
+    overrules_judge: bool = False
+    """An accept of a version the LLM judge failed (the comment holds the reason)."""
+    batch: str | None = None
+    """Bulk actions: the id shared by every decision of one bulk accept/reject or undo."""
+    reverts: int | None = None
+    """For ``reverted``: the decision id this one undoes (it no longer counts)."""
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -210,6 +230,10 @@ class Decision:
             "answer": self.answer,
             "text_hash": self.text_hash,
             "source": self.source,
+            "role": self.role,
+            "overrules_judge": self.overrules_judge,
+            "batch": self.batch,
+            "reverts": self.reverts,
         }
 
 
@@ -284,6 +308,14 @@ class QueueRow:
     last_decision: str | None
     last_reviewer: str | None
     last_decided_at: str | None
+    method: str | None = None
+    round: int | None = None
+    selected: bool = False
+
+    @property
+    def distance(self) -> float | None:
+        """|z − target z|, when both are known."""
+        return None if self.z is None or self.target_z is None else abs(self.z - self.target_z)
 
 
 @dataclass(frozen=True)
@@ -348,6 +380,10 @@ def _decision(row: sqlite3.Row) -> Decision:
         answer=row["answer"],
         text_hash=row["text_hash"],
         source=row["source"],
+        role=row["role"],
+        overrules_judge=bool(row["overrules_judge"]),
+        batch=row["batch"],
+        reverts=row["reverts"],
     )
 
 
@@ -372,6 +408,103 @@ def _version(row: sqlite3.Row) -> Version:
     )
 
 
+SORTS = {
+    "candidate": "i.candidate",
+    "benchmark": "i.benchmark",
+    "distance": "abs(v.z - v.target_z)",
+    "z": "v.z",
+    "target": "v.target_z",
+    "judge": "v.judge",
+    "round": "json_extract(v.record, '$.round')",
+    "method": "json_extract(v.record, '$.method')",
+    "status": "i.status",
+    "version": "i.version",
+    "decided": "d.decided_at",
+}
+"""Queue sort keys -> SQL (whitelisted: user input never reaches SQL text)."""
+
+
+def _queue_where(
+    *,
+    benchmark: str | None = None,
+    status: str | None = None,
+    verdict: str | None = None,
+    source: str | None = None,
+    search: str | None = None,
+    method: str | None = None,
+    round: int | None = None,
+    selected: bool | None = None,
+    reviewer: str | None = None,
+    needs: str | None = None,
+    max_distance: float | None = None,
+) -> tuple[list[str], list[Any]]:
+    where: list[str] = []
+    args: list[Any] = []
+    for col, value in (
+        ("i.benchmark", benchmark),
+        ("i.status", status),
+        ("v.judge", verdict),
+        ("i.source", source),
+        ("json_extract(v.record, '$.method')", method),
+    ):
+        if value:
+            where.append(f"{col} = ?")
+            args.append(value)
+    if round is not None:
+        where.append("json_extract(v.record, '$.round') = ?")
+        args.append(round)
+    if selected is not None:
+        where.append("coalesce(json_extract(v.record, '$.selected'), 0) = ?")
+        args.append(1 if selected else 0)
+    for word in (search or "").split():
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        where.append("(v.question LIKE ? ESCAPE '\\' OR coalesce(v.answer, '') LIKE ? ESCAPE '\\')")
+        args += [pattern, pattern]
+    if reviewer:
+        where.append(
+            "EXISTS (SELECT 1 FROM decisions r WHERE r.benchmark = i.benchmark "
+            "AND r.candidate = i.candidate AND r.reviewer = ?)"
+        )
+        args.append(reviewer)
+    if needs:
+        where.append(
+            "i.status = 'pending' AND NOT EXISTS (SELECT 1 FROM decisions r WHERE "
+            "r.benchmark = i.benchmark AND r.candidate = i.candidate AND r.version = i.version "
+            "AND r.reviewer = ? AND r.decision IN ('accepted', 'rejected'))"
+        )
+        args.append(needs)
+    if max_distance is not None:
+        where.append("abs(v.z - v.target_z) <= ?")
+        args.append(max_distance)
+    return where, args
+
+
+def _clean_comment(comment: str | None) -> str | None:
+    text = (comment or "").strip() or None
+    if text is not None and len(text) > MAX_COMMENT:
+        raise ReviewError(f"comment is longer than {MAX_COMMENT} characters")
+    return text
+
+
+@dataclass
+class BatchReport:
+    """What a bulk action or an undo recorded."""
+
+    batch: str
+    decision: str
+    recorded: int = 0
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    """(benchmark, candidate, why) of items left as they were."""
+    undoes: str | None = None
+
+    def __str__(self) -> str:
+        what = f"undo of batch {self.undoes}" if self.undoes else f"bulk {self.decision}"
+        text = f"{what}: batch {self.batch}, {self.recorded} decision(s) recorded"
+        if self.skipped:
+            text += f", {len(self.skipped)} item(s) skipped"
+        return text
+
+
 def _clean_reviewer(reviewer: str) -> str:
     name = " ".join(str(reviewer or "").split())
     if not name:
@@ -385,9 +518,27 @@ class ReviewStore:
     """The review queue database. Each call opens its own connection, so one store can
     serve many threads (the web server) and many processes (two reviewers' servers)."""
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        required_reviews: int | Mapping[str, int] = 1,
+    ) -> None:
+        """``required_reviews``: distinct reviewers who must agree before an item is
+        accepted or rejected (an int for every benchmark, or benchmark -> N with an
+        optional ``"*"`` default). With 1, the latest decision decides (as a single
+        reviewer expects); with N >= 2, reviewers' votes are counted per item version."""
         self.path = Path(path)
         self._clock = clock
+        self.required_reviews = required_reviews
+
+    def required(self, benchmark: str) -> int:
+        """N for ``benchmark`` (see ``required_reviews``)."""
+        n = self.required_reviews
+        if isinstance(n, int):
+            return max(1, n)
+        return max(1, int(n.get(benchmark, n.get("*", 1))))
 
     # -- connections -------------------------------------------------------------------
 
@@ -427,6 +578,13 @@ class ReviewStore:
                 raise InputError(
                     f"not a review queue database ({exc})", file=str(self.path)
                 ) from None
+        if row is not None and row[0] == "1":
+            raise InputError(
+                "review queue schema 1 (before reviewer roles, batches and conflicts): run "
+                "`curate review export` with the previous benchcurate, then "
+                "`curate review rebuild --force` to recreate it from decisions.jsonl",
+                file=str(self.path),
+            )
         if row is None or row[0] != SCHEMA_VERSION:
             raise InputError(
                 f"review queue schema {row[0] if row else 'unknown'!s}, expected {SCHEMA_VERSION}",
@@ -537,35 +695,105 @@ class ReviewStore:
         status: str | None = None,
         verdict: str | None = None,
         source: str | None = None,
+        search: str | None = None,
+        method: str | None = None,
+        round: int | None = None,
+        selected: bool | None = None,
+        reviewer: str | None = None,
+        needs: str | None = None,
+        max_distance: float | None = None,
+        sort: str = "candidate",
+        descending: bool = False,
         limit: int = 500,
         offset: int = 0,
     ) -> tuple[list[QueueRow], int]:
-        """Queue rows matching the filters (sorted by benchmark, candidate) and their total."""
-        where, args = [], []
-        for col, value in (
-            ("i.benchmark", benchmark),
-            ("i.status", status),
-            ("v.judge", verdict),
-            ("i.source", source),
-        ):
-            if value:
-                where.append(f"{col} = ?")
-                args.append(value)
+        """Queue rows matching the filters, sorted (see :data:`SORTS`), and their total.
+
+        ``search``: words that must all occur in the question or answer (case-blind).
+        ``reviewer``: items this reviewer decided on; ``needs``: items waiting for this
+        reviewer's vote (pending, none of theirs on the current version).
+        ``max_distance``: |z − target| at most this.
+        """
+        where, args = _queue_where(
+            benchmark=benchmark,
+            status=status,
+            verdict=verdict,
+            source=source,
+            search=search,
+            method=method,
+            round=round,
+            selected=selected,
+            reviewer=reviewer,
+            needs=needs,
+            max_distance=max_distance,
+        )
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         base = (
             "FROM items i JOIN versions v ON v.benchmark = i.benchmark "
             "AND v.candidate = i.candidate AND v.version = i.version "
             f"LEFT JOIN decisions d ON d.id = i.last_decision {clause}"
         )
+        order = SORTS.get(sort, SORTS["candidate"])
+        direction = "DESC" if descending else "ASC"
         with self._read() as conn:
             total = conn.execute(f"SELECT count(*) {base}", args).fetchone()[0]
             rows = conn.execute(
                 "SELECT i.benchmark, i.candidate, i.status, i.version, i.source, v.judge, v.z, "
-                "v.target_z, v.question, d.decision, d.reviewer, d.decided_at "
-                f"{base} ORDER BY i.benchmark, i.candidate LIMIT ? OFFSET ?",
+                "v.target_z, v.question, d.decision, d.reviewer, d.decided_at, "
+                "json_extract(v.record, '$.method'), json_extract(v.record, '$.round'), "
+                "json_extract(v.record, '$.selected') "
+                f"{base} ORDER BY {order} {direction} NULLS LAST, i.benchmark, i.candidate "
+                "LIMIT ? OFFSET ?",
                 [*args, limit, offset],
             ).fetchall()
-        return [QueueRow(*r) for r in rows], total
+        return [
+            QueueRow(
+                benchmark=r[0],
+                candidate=r[1],
+                status=r[2],
+                version=r[3],
+                source=r[4],
+                judge=r[5],
+                z=r[6],
+                target_z=r[7],
+                question=r[8],
+                last_decision=r[9],
+                last_reviewer=r[10],
+                last_decided_at=r[11],
+                method=r[12],
+                round=r[13],
+                selected=bool(r[14]),
+            )
+            for r in rows
+        ], total
+
+    def queue_keys(self, **filters: Any) -> list[tuple[str, str]]:
+        """(benchmark, candidate) of every item matching the :meth:`queue` filters."""
+        where, args = _queue_where(**filters)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        with self._read() as conn:
+            return [
+                (r[0], r[1])
+                for r in conn.execute(
+                    "SELECT i.benchmark, i.candidate FROM items i JOIN versions v "
+                    "ON v.benchmark = i.benchmark AND v.candidate = i.candidate "
+                    f"AND v.version = i.version {clause} ORDER BY 1, 2",
+                    args,
+                )
+            ]
+
+    def methods_rounds(self) -> tuple[list[str], list[int]]:
+        """The methods and rounds of the current versions (for the filter menus)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT json_extract(v.record, '$.method'), "
+                "json_extract(v.record, '$.round') FROM items i JOIN versions v "
+                "ON v.benchmark = i.benchmark AND v.candidate = i.candidate "
+                "AND v.version = i.version"
+            ).fetchall()
+        methods = sorted({r[0] for r in rows if r[0] is not None})
+        rounds = sorted({int(r[1]) for r in rows if r[1] is not None})
+        return methods, rounds
 
     def benchmarks(self) -> list[str]:
         with self._read() as conn:
@@ -745,21 +973,21 @@ class ReviewStore:
         comment: str | None = None,
         question: str | None = None,
         answer: str | None = None,
+        role: str = "reviewer",
     ) -> Decision:
         """Record one decision made on ``version`` when the item's latest decision was
         ``supersedes`` (None: no decision yet).
 
         Raises :class:`DecisionConflict` (nothing recorded, the current state attached)
         when the item moved on since the reviewer loaded it, and :class:`ReviewError`
-        for a decision that cannot apply (accepting an unmeasured version, an edit that
-        changes nothing, no reviewer name).
+        for a decision that cannot apply (accepting an unmeasured version, accepting a
+        judge-failed version without a reason, a reviewer vote on an item in conflict,
+        an edit that changes nothing, no reviewer name).
         """
         if decision not in DECISIONS:
             raise ReviewError(f"unknown decision {decision!r}; expected one of {DECISIONS}")
         reviewer = _clean_reviewer(reviewer)
-        comment = (comment or "").strip() or None
-        if comment is not None and len(comment) > MAX_COMMENT:
-            raise ReviewError(f"comment is longer than {MAX_COMMENT} characters")
+        comment = _clean_comment(comment)
         with self._write() as conn:
             state = self._state(conn, benchmark, candidate)
             last_id = state.last_decision.id if state.last_decision else None
@@ -771,83 +999,369 @@ class ReviewStore:
                     + f"). Now: {state.describe()}. Reload it and decide again.",
                     current=state,
                 )
-            row = conn.execute(
-                "SELECT * FROM versions WHERE benchmark = ? AND candidate = ? AND version = ?",
-                (benchmark, candidate, version),
-            ).fetchone()
-            current = _version(row)
-            new_version = None
-            new_q = new_a = None
-            if decision == "accepted" and not current.measured:
+            return self._record(
+                conn,
+                state,
+                decision=decision,
+                reviewer=reviewer,
+                comment=comment,
+                question=question,
+                answer=answer,
+                role=role,
+            )
+
+    def _record(
+        self,
+        conn: sqlite3.Connection,
+        state: ItemState,
+        *,
+        decision: str,
+        reviewer: str,
+        comment: str | None,
+        role: str,
+        question: str | None = None,
+        answer: str | None = None,
+        batch: str | None = None,
+    ) -> Decision:
+        """Check and write one decision on the item's current version (inside a write)."""
+        if role not in ROLES:
+            raise ReviewError(f"unknown role {role!r}; expected one of {ROLES}")
+        benchmark, candidate, version = state.benchmark, state.candidate, state.version
+        if state.status == "conflict" and role != "adjudicator" and decision != "edited":
+            raise ReviewError(
+                "this item is in conflict (its reviewers disagree): only an adjudicator "
+                "can resolve it"
+            )
+        row = conn.execute(
+            "SELECT * FROM versions WHERE benchmark = ? AND candidate = ? AND version = ?",
+            (benchmark, candidate, version),
+        ).fetchone()
+        current = _version(row)
+        new_version = None
+        new_q = new_a = None
+        overrules = False
+        if decision == "accepted" and not current.measured:
+            raise ReviewError(
+                f"cannot accept version {version}: it has no measured difficulty yet "
+                "(an edited item goes back to calibration; re-seed after it is "
+                "calibrated, then accept)"
+            )
+        if decision == "accepted" and current.judge == "fail":
+            if not comment:
                 raise ReviewError(
-                    f"cannot accept version {version}: it has no measured difficulty yet "
-                    "(an edited item goes back to calibration; re-seed after it is "
-                    "calibrated, then accept)"
+                    "the LLM judge rejected this candidate: accepting it overrules the "
+                    "judge and needs your reason in the comment"
                 )
-            if decision == "edited":
-                new_q = (question or "").replace("\r\n", "\n").strip()
-                new_a = answer.replace("\r\n", "\n").strip() if answer is not None else None
-                if not new_q:
-                    raise ReviewError("an edit needs a non-empty question")
-                if len(new_q) > MAX_TEXT or len(new_a or "") > MAX_TEXT:
-                    raise ReviewError(f"edited text is longer than {MAX_TEXT} characters")
-                if new_a == "" and current.answer is None:
-                    new_a = None
-                if text_hash(new_q, new_a) == current.text_hash:
-                    raise ReviewError("the edit changes nothing: change the question or answer")
-                new_version = version + 1
-            now = self._now()
-            cur = conn.execute(
-                "INSERT INTO decisions (benchmark, candidate, version, decision, reviewer, "
-                "decided_at, comment, supersedes, new_version, question, answer, text_hash, "
-                "source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    benchmark,
-                    candidate,
-                    version,
-                    decision,
-                    reviewer,
-                    now,
-                    comment,
-                    supersedes,
-                    new_version,
-                    new_q,
-                    new_a,
-                    current.text_hash,
-                    current.source,
-                ),
+            overrules = True
+        if decision == "edited":
+            new_q = (question or "").replace("\r\n", "\n").strip()
+            new_a = answer.replace("\r\n", "\n").strip() if answer is not None else None
+            if not new_q:
+                raise ReviewError("an edit needs a non-empty question")
+            if len(new_q) > MAX_TEXT or len(new_a or "") > MAX_TEXT:
+                raise ReviewError(f"edited text is longer than {MAX_TEXT} characters")
+            if new_a == "" and current.answer is None:
+                new_a = None
+            if text_hash(new_q, new_a) == current.text_hash:
+                raise ReviewError("the edit changes nothing: change the question or answer")
+            new_version = version + 1
+        rec = {
+            "benchmark": benchmark,
+            "candidate": candidate,
+            "version": version,
+            "decision": decision,
+            "reviewer": reviewer,
+            "decided_at": self._now(),
+            "comment": comment,
+            "supersedes": state.last_decision.id if state.last_decision else None,
+            "new_version": new_version,
+            "question": new_q,
+            "answer": new_a,
+            "text_hash": current.text_hash,
+            "source": current.source,
+            "role": role,
+            "overrules_judge": overrules,
+            "batch": batch,
+            "reverts": None,
+        }
+        return self._apply(conn, rec, current)
+
+    def _apply(
+        self,
+        conn: sqlite3.Connection,
+        rec: Mapping[str, Any],
+        current: Version,
+        *,
+        decision_id: int | None = None,
+    ) -> Decision:
+        """Insert a checked decision record (with ``decision_id`` when replaying a log),
+        add the version an edit creates and update the item's projection."""
+        cols = [
+            "benchmark",
+            "candidate",
+            "version",
+            "decision",
+            "reviewer",
+            "decided_at",
+            "comment",
+            "supersedes",
+            "new_version",
+            "question",
+            "answer",
+            "text_hash",
+            "source",
+            "role",
+            "overrules_judge",
+            "batch",
+            "reverts",
+        ]
+        values = [rec.get(c) for c in cols]
+        values[cols.index("role")] = rec.get("role") or "reviewer"
+        values[cols.index("overrules_judge")] = int(bool(rec.get("overrules_judge")))
+        if decision_id is not None:
+            cols, values = ["id", *cols], [decision_id, *values]
+        cur = conn.execute(
+            f"INSERT INTO decisions ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            values,
+        )
+        decision_id = int(cur.lastrowid or 0) if decision_id is None else decision_id
+        b, c, now = rec["benchmark"], rec["candidate"], rec["decided_at"]
+        new_version = rec.get("new_version")
+        version = current.version
+        if new_version is not None:
+            new_q, new_a, reviewer = rec["question"], rec.get("answer"), rec["reviewer"]
+            edited = _edited_record(current.record, new_q, new_a, reviewer, decision_id)
+            seed = SeedRecord(
+                record=edited,
+                parent_kind=current.parent_kind,
+                parent_question=current.parent_question,
+                parent_answer=current.parent_answer,
             )
-            decision_id = int(cur.lastrowid or 0)
-            status = {"accepted": "accepted", "rejected": "rejected"}.get(
-                decision, "needs-calibration"
+            self._insert_version(
+                conn,
+                seed,
+                new_version,
+                "edit",
+                record_hash(edited),
+                text_hash(new_q, new_a),
+                now,
+                reviewer,
+                decision_id,
             )
-            if new_version is not None:
-                assert new_q is not None
-                rec = _edited_record(current.record, new_q, new_a, reviewer, decision_id)
-                seed = SeedRecord(
-                    record=rec,
-                    parent_kind=current.parent_kind,
-                    parent_question=current.parent_question,
-                    parent_answer=current.parent_answer,
-                )
-                self._insert_version(
-                    conn,
-                    seed,
-                    new_version,
-                    "edit",
-                    record_hash(rec),
-                    text_hash(new_q, new_a),
-                    now,
-                    reviewer,
-                    decision_id,
-                )
-            conn.execute(
-                "UPDATE items SET status = ?, version = ?, last_decision = ?, updated_at = ? "
-                "WHERE benchmark = ? AND candidate = ?",
-                (status, new_version or version, decision_id, now, benchmark, candidate),
-            )
-            saved = conn.execute("SELECT * FROM decisions WHERE id = ?", (decision_id,)).fetchone()
+            version = new_version
+        status = self._project(
+            conn, b, c, version, measured=new_version is None and current.measured
+        )
+        conn.execute(
+            "UPDATE items SET status = ?, version = ?, last_decision = ?, updated_at = ? "
+            "WHERE benchmark = ? AND candidate = ?",
+            (status, version, decision_id, now, b, c),
+        )
+        saved = conn.execute("SELECT * FROM decisions WHERE id = ?", (decision_id,)).fetchone()
         return _decision(saved)
+
+    def _project(
+        self,
+        conn: sqlite3.Connection,
+        benchmark: str,
+        candidate: str,
+        version: int,
+        *,
+        measured: bool,
+    ) -> Status:
+        """The status the log gives ``version`` of an item.
+
+        Votes are the accept/reject decisions on that version that no ``reverted``
+        decision undid. An adjudicator's latest vote decides. Otherwise, with
+        ``required_reviews`` 1 the latest vote decides; with N >= 2 each reviewer's latest
+        vote counts, fewer than N reviewers leave the item pending, and N or more that
+        do not all agree put it in conflict.
+        """
+        rows = conn.execute(
+            "SELECT id, version, decision, reviewer, role, reverts FROM decisions "
+            "WHERE benchmark = ? AND candidate = ? ORDER BY id",
+            (benchmark, candidate),
+        ).fetchall()
+        undone = {r["reverts"] for r in rows if r["decision"] == "reverted"}
+        votes = [
+            r
+            for r in rows
+            if r["version"] == version
+            and r["decision"] in ("accepted", "rejected")
+            and r["id"] not in undone
+        ]
+        base: Status = "pending" if measured else "needs-calibration"
+        if not votes:
+            return base
+        adjudicated = [r for r in votes if r["role"] == "adjudicator"]
+        if adjudicated:
+            return adjudicated[-1]["decision"]
+        if self.required(benchmark) <= 1:
+            return votes[-1]["decision"]
+        latest = {r["reviewer"]: r["decision"] for r in votes}
+        if len(latest) < self.required(benchmark):
+            return base
+        values = set(latest.values())
+        return values.pop() if len(values) == 1 else "conflict"
+
+    # -- bulk work and undo ------------------------------------------------------------
+
+    def decide_many(
+        self,
+        keys: Sequence[tuple[str, str]],
+        *,
+        decision: str,
+        reviewer: str,
+        comment: str | None = None,
+        role: str = "reviewer",
+    ) -> BatchReport:
+        """Accept or reject every item of ``keys`` on its current version, in one
+        transaction, as individual decisions sharing a new batch id. Items the decision
+        cannot apply to (unmeasured, judge-failed without a reason, in conflict) are
+        skipped and listed with the reason."""
+        if decision not in ("accepted", "rejected"):
+            raise ReviewError("a bulk action accepts or rejects")
+        reviewer = _clean_reviewer(reviewer)
+        comment = _clean_comment(comment)
+        batch = "b-" + secrets.token_hex(6)
+        report = BatchReport(batch=batch, decision=decision)
+        with self._write() as conn:
+            for b, c in keys:
+                state = self._state(conn, b, c)
+                try:
+                    self._record(
+                        conn,
+                        state,
+                        decision=decision,
+                        reviewer=reviewer,
+                        comment=comment,
+                        role=role,
+                        batch=batch,
+                    )
+                except ReviewError as exc:
+                    report.skipped.append((b, c, str(exc)))
+                    continue
+                report.recorded += 1
+        return report
+
+    def undo_batch(self, batch: str, *, reviewer: str, role: str = "reviewer") -> BatchReport:
+        """Undo a bulk action: one new ``reverted`` decision per decision of ``batch``
+        (never deleting any), so each item's status is what it was before. A decision
+        whose item moved on since (an edit, a newer version) is left as it is."""
+        reviewer = _clean_reviewer(reviewer)
+        if role not in ROLES:
+            raise ReviewError(f"unknown role {role!r}; expected one of {ROLES}")
+        undo = "u-" + secrets.token_hex(6)
+        report = BatchReport(batch=undo, decision="reverted", undoes=batch)
+        with self._write() as conn:
+            rows = conn.execute(
+                "SELECT * FROM decisions WHERE batch = ? ORDER BY id", (batch,)
+            ).fetchall()
+            if not rows:
+                raise ReviewError(f"no batch {batch!r} in the decision log")
+            if rows[0]["decision"] == "reverted":
+                raise ReviewError(f"batch {batch!r} is an undo; undo is not undone")
+            done = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT reverts FROM decisions WHERE decision = 'reverted' AND reverts IN "
+                    f"({', '.join('?' * len(rows))})",
+                    [r["id"] for r in rows],
+                )
+            }
+            for r in rows:
+                state = self._state(conn, r["benchmark"], r["candidate"])
+                if r["id"] in done:
+                    report.skipped.append((r["benchmark"], r["candidate"], "already undone"))
+                    continue
+                if state.version != r["version"]:
+                    report.skipped.append(
+                        (r["benchmark"], r["candidate"], "the item has a newer version")
+                    )
+                    continue
+                current = _version(
+                    conn.execute(
+                        "SELECT * FROM versions WHERE benchmark = ? AND candidate = ? "
+                        "AND version = ?",
+                        (state.benchmark, state.candidate, state.version),
+                    ).fetchone()
+                )
+                rec = {
+                    "benchmark": state.benchmark,
+                    "candidate": state.candidate,
+                    "version": state.version,
+                    "decision": "reverted",
+                    "reviewer": reviewer,
+                    "decided_at": self._now(),
+                    "comment": f"undo of batch {batch} (decision #{r['id']})",
+                    "supersedes": state.last_decision.id if state.last_decision else None,
+                    "new_version": None,
+                    "question": None,
+                    "answer": None,
+                    "text_hash": current.text_hash,
+                    "source": current.source,
+                    "role": role,
+                    "overrules_judge": False,
+                    "batch": undo,
+                    "reverts": r["id"],
+                }
+                self._apply(conn, rec, current)
+                report.recorded += 1
+        return report
+
+    def batches(self) -> list[dict[str, Any]]:
+        """Every bulk batch, newest first: id, decision, reviewer, size, time, undone by."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT batch, min(decision) AS decision, min(reviewer) AS reviewer, "
+                "count(*) AS n, min(decided_at) AS at, max(id) AS last FROM decisions "
+                "WHERE batch IS NOT NULL GROUP BY batch ORDER BY last DESC"
+            ).fetchall()
+            undone = {
+                r[0]: r[1]
+                for r in conn.execute(
+                    "SELECT o.batch, u.batch FROM decisions u JOIN decisions o ON o.id = u.reverts "
+                    "WHERE u.decision = 'reverted' GROUP BY o.batch"
+                )
+            }
+        return [
+            {
+                "batch": r["batch"],
+                "decision": r["decision"],
+                "reviewer": r["reviewer"],
+                "n": r["n"],
+                "at": r["at"],
+                "undone_by": undone.get(r["batch"]),
+            }
+            for r in rows
+        ]
+
+    # -- replaying an exported log (rebuild) -------------------------------------------
+
+    def replay(self, rec: Mapping[str, Any]) -> Decision:
+        """Write one exported decision record as it was (same id, time, reviewer), on
+        the item's current version, which must be the version and text it names."""
+        with self._write() as conn:
+            state = self._state(conn, rec["benchmark"], rec["candidate"])
+            where = f"decision #{rec['decision_id']} on {rec['benchmark']}/{rec['candidate']}"
+            if state.version != rec["version"]:
+                raise ReviewError(
+                    f"{where} was made on version {rec['version']}, but the candidate tables "
+                    f"give version {state.version} at that point: they no longer hold the "
+                    "text that was reviewed"
+                )
+            current = _version(
+                conn.execute(
+                    "SELECT * FROM versions WHERE benchmark = ? AND candidate = ? AND version = ?",
+                    (state.benchmark, state.candidate, state.version),
+                ).fetchone()
+            )
+            if current.text_hash != rec["text_hash"]:
+                raise ReviewError(
+                    f"{where}: version {state.version} in the candidate tables has other "
+                    "text than the reviewer saw (text_hash differs)"
+                )
+            return self._apply(conn, rec, current, decision_id=int(rec["decision_id"]))
 
 
 _MEASUREMENT = ("b", "se", "z", "z_low", "z_high")

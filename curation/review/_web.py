@@ -29,12 +29,17 @@ from urllib.parse import quote, urlencode
 import jinja2
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.staticfiles import StaticFiles
 
+from curation.review._accounts import Accounts
+from curation.review._agreement import agreement
 from curation.review._store import (
     DECISIONS,
     MAX_REVIEWER,
+    SORTS,
     STATUSES,
     VERDICTS,
     DecisionConflict,
@@ -57,6 +62,8 @@ SESSION_COOKIE = "review_session"
 TOKEN_COOKIE = "review_token"
 MAX_SESSIONS = 5000
 PAGE_SIZE = 200
+PANEL_OPEN = 12
+"""Panels with more models than this start collapsed to a summary line."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 CSP = (
@@ -78,6 +85,8 @@ class Session:
 
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     reviewer: str | None = None
+    account: str | None = None
+    """Set when a reviewer token authenticated this browser: the name is locked."""
     flash: tuple[str, str] | None = None
     seen: float = field(default_factory=time.monotonic)
 
@@ -151,6 +160,8 @@ def create_app(
     token: str | None = None,
     allowed_hosts: Sequence[str] | None = LOOPBACK_NAMES,
     default_reviewer: str | None = None,
+    accounts: Accounts | None = None,
+    guidelines: Path | None = None,
 ) -> FastAPI:
     """The review app over ``store``.
 
@@ -159,6 +170,9 @@ def create_app(
     ``default_reviewer`` names the reviewer of new sessions (single-user servers).
     """
     env = _environment()
+    accounts = accounts or Accounts()
+    guidelines_html = _guidelines(guidelines)
+    need_auth = token is not None or (bool(accounts) and allowed_hosts is None)
     sessions = Sessions(default_reviewer)
     app = FastAPI(title="benchcurate review", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -175,7 +189,8 @@ def create_app(
         if allowed is not None and _host_name(request.headers.get("host", "")) not in allowed:
             return _plain(400, "unexpected Host header: open the review page at 127.0.0.1")
         set_token = False
-        if token is not None:
+        account = None
+        if need_auth:
             auth = request.headers.get("authorization", "")
             presented = [
                 auth[7:].strip() if auth.lower().startswith("bearer ") else None,
@@ -183,15 +198,24 @@ def create_app(
                 request.cookies.get(TOKEN_COOKIE),
             ]
             query_token = request.query_params.get("token")
-            if not any(_same(p, token) for p in presented):
-                if request.method == "GET" and _same(query_token, token):
+
+            def valid(p: str | None) -> bool:
+                return (token is not None and not accounts and _same(p, token)) or (
+                    accounts.by_token(p) is not None
+                )
+
+            good = next((p for p in presented if valid(p)), None)
+            if good is not None:
+                account = accounts.by_token(good)
+            else:
+                if request.method == "GET" and valid(query_token):
                     set_token = True
                 else:
                     return _plain(
                         401,
-                        "this review server needs its access token: open the link printed "
-                        "by `curate review serve` (…/?token=…) or send the header "
-                        "'Authorization: Bearer <token>'",
+                        "this review server needs your access token: open the link printed "
+                        "by `curate review serve` (…/?token=…) with your reviewer token, or "
+                        "send the header 'Authorization: Bearer <token>'",
                     )
             if set_token or query_token is not None:
                 # keep the token out of the address bar, history and logs
@@ -199,8 +223,8 @@ def create_app(
                 target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
                 resp = RedirectResponse(target, status_code=303)
                 resp.headers.update(_HEADERS)
-                if set_token:
-                    resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+                if set_token and query_token is not None:
+                    resp.set_cookie(TOKEN_COOKIE, query_token, httponly=True, samesite="strict")
                 return resp
         sid = request.cookies.get(SESSION_COOKIE)
         sess = sessions.get(sid)
@@ -209,6 +233,8 @@ def create_app(
             if request.method not in ("GET", "HEAD"):
                 return _plain(403, "no session (or it expired): reload the page and try again")
             new_sid, sess = sessions.new()
+        if account is not None:  # the token names the reviewer, whatever the session says
+            sess.reviewer = sess.account = account.name
         request.state.session = sess
         response = await call_next(request)
         response.headers.update(_HEADERS)
@@ -224,11 +250,17 @@ def create_app(
         html = env.get_template(name).render(
             csrf=sess.csrf,
             reviewer=sess.reviewer,
+            locked=sess.account is not None,
+            role=role_of(sess),
+            has_guidelines=guidelines_html is not None,
             flash=sess.pop_flash(),
             path=request.url.path,
             **ctx,
         )
         return HTMLResponse(html, status_code=status)
+
+    def role_of(sess: Session) -> str:
+        return accounts.role_of(sess.account or sess.reviewer)
 
     async def form_with_csrf(request: Request) -> Any:
         form = await request.form()
@@ -242,29 +274,67 @@ def create_app(
     def healthz() -> PlainTextResponse:
         return PlainTextResponse("ok")
 
-    @app.get("/", response_class=HTMLResponse)
-    def queue(
-        request: Request,
-        benchmark: str = "",
-        status: str = "",
-        verdict: str = "",
-        source: str = "",
-        page: int = 1,
-    ) -> HTMLResponse:
+    def _filters(params: Any, sess: Session) -> tuple[dict[str, str], dict[str, Any]]:
+        """The queue's filter values (as shown) and the store's keyword arguments."""
         benchmarks = store.benchmarks()
-        filters = {
-            "benchmark": benchmark if benchmark in benchmarks else "",
-            "status": status if status in STATUSES else "",
-            "verdict": verdict if verdict in VERDICTS else "",
-            "source": source if source in ("collected", "simulated") else "",
+        methods, rounds = store.methods_rounds()
+
+        def get(k: str) -> str:
+            return str(params.get(k) or "").strip()
+
+        shown = {
+            "benchmark": get("benchmark") if get("benchmark") in benchmarks else "",
+            "status": get("status") if get("status") in STATUSES else "",
+            "verdict": get("verdict") if get("verdict") in VERDICTS else "",
+            "source": get("source") if get("source") in ("collected", "simulated") else "",
+            "q": get("q")[:200],
+            "method": get("method") if get("method") in methods else "",
+            "round": get("round") if get("round") in {str(r) for r in rounds} else "",
+            "selected": get("selected") if get("selected") in ("yes", "no") else "",
+            "reviewer": get("reviewer")[:MAX_REVIEWER],
+            "mine": "1" if get("mine") == "1" else "",
+            "maxdist": get("maxdist") if _float(get("maxdist")) is not None else "",
+            "sort": get("sort") if get("sort") in SORTS else "",
+            "desc": "1" if get("desc") == "1" else "",
         }
+        kw: dict[str, Any] = {
+            "benchmark": shown["benchmark"] or None,
+            "status": shown["status"] or None,
+            "verdict": shown["verdict"] or None,
+            "source": shown["source"] or None,
+            "search": shown["q"] or None,
+            "method": shown["method"] or None,
+            "round": int(shown["round"]) if shown["round"] else None,
+            "selected": {"yes": True, "no": False}.get(shown["selected"]),
+            "reviewer": shown["reviewer"] or None,
+            "needs": (sess.reviewer or "") if shown["mine"] else None,
+            "max_distance": _float(shown["maxdist"]),
+        }
+        return shown, kw
+
+    @app.get("/", response_class=HTMLResponse)
+    def queue(request: Request, page: int = 1) -> HTMLResponse:
+        sess: Session = request.state.session
+        filters, kw = _filters(request.query_params, sess)
         page = max(1, page)
         rows, total = store.queue(
-            **{k: v or None for k, v in filters.items()},
+            **kw,
+            sort=filters["sort"] or "candidate",
+            descending=bool(filters["desc"]),
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
         )
         query = {k: v for k, v in filters.items() if v}
+        methods, rounds = store.methods_rounds()
+        pairs, groups = agreement(store.decisions())
+
+        def sort_url(col: str) -> str:
+            q = {k: v for k, v in query.items() if k not in ("sort", "desc")}
+            q["sort"] = col
+            if filters["sort"] == col and not filters["desc"]:
+                q["desc"] = "1"
+            return "/?" + urlencode(q)
+
         return render(
             request,
             "queue.html",
@@ -274,11 +344,89 @@ def create_app(
             pages=max(1, -(-total // PAGE_SIZE)),
             filters=filters,
             query=urlencode(query),
-            benchmarks=benchmarks,
+            sort_url=sort_url,
+            benchmarks=store.benchmarks(),
+            methods=methods,
+            rounds=rounds,
             statuses=STATUSES,
             verdicts=VERDICTS,
             counts=store.counts(),
+            batches=store.batches()[:10],
+            pairs=pairs,
+            groups=groups,
         )
+
+    @app.get("/guidelines", response_class=HTMLResponse)
+    def guidelines_page(request: Request) -> HTMLResponse:
+        return render(request, "guidelines.html", guidelines=guidelines_html)
+
+    @app.post("/bulk")
+    async def bulk(request: Request) -> Response:
+        form = await form_with_csrf(request)
+        if form is None:
+            return _plain(403, "CSRF check failed: reload the page and try again")
+        sess: Session = request.state.session
+        decision = str(form.get("decision") or "")
+        filters, kw = _filters(form, sess)
+        keys = await run_in_threadpool(store.queue_keys, **kw)
+        query = urlencode({k: v for k, v in filters.items() if v})
+        if decision not in ("accepted", "rejected"):
+            return _plain(400, "bulk decision must be accepted or rejected")
+        if not sess.reviewer:
+            sess.flash = ("error", "set your reviewer name before a bulk action")
+            return RedirectResponse("/?" + query, status_code=303)
+        expected = _opt_int(form.get("count"))
+        if str(form.get("confirm") or "") != "yes" or expected != len(keys):
+            return render(
+                request,
+                "confirm.html",
+                decision=decision,
+                n=len(keys),
+                filters=filters,
+                query=query,
+                comment=str(form.get("comment") or ""),
+                changed=expected is not None and expected != len(keys),
+            )
+        try:
+            report = await run_in_threadpool(
+                store.decide_many,
+                keys,
+                decision=decision,
+                reviewer=sess.reviewer,
+                comment=str(form.get("comment") or ""),
+                role=role_of(sess),
+            )
+        except ReviewError as exc:
+            sess.flash = ("error", f"Not recorded — {exc}")
+            return RedirectResponse("/?" + query, status_code=303)
+        text = str(report) + "."
+        if report.skipped:
+            why = sorted({w for _b, _c, w in report.skipped})
+            text += " Skipped: " + "; ".join(why[:3])
+        sess.flash = ("ok", text)
+        return RedirectResponse("/?" + query, status_code=303)
+
+    @app.post("/undo")
+    async def undo(request: Request) -> Response:
+        form = await form_with_csrf(request)
+        if form is None:
+            return _plain(403, "CSRF check failed: reload the page and try again")
+        sess: Session = request.state.session
+        if not sess.reviewer:
+            sess.flash = ("error", "set your reviewer name before undoing a batch")
+            return RedirectResponse("/", status_code=303)
+        try:
+            report = await run_in_threadpool(
+                store.undo_batch,
+                str(form.get("batch") or ""),
+                reviewer=sess.reviewer,
+                role=role_of(sess),
+            )
+        except ReviewError as exc:
+            sess.flash = ("error", f"Not undone — {exc}")
+        else:
+            sess.flash = ("ok", str(report) + ".")
+        return RedirectResponse("/", status_code=303)
 
     def item_page(
         request: Request,
@@ -298,6 +446,7 @@ def create_app(
         rec = cur.record
         measured = cur if cur.measured else _measured_version(view.versions, cur)
         panel, panel_problem = panel_rows((measured or cur).record.get("panel"))
+        rates = [p.rate for p in panel if p.rate is not None]
         mrec = measured.record if measured else {}
         nxt = store.next_item(benchmark, candidate)
         return render(
@@ -330,6 +479,16 @@ def create_app(
             lineage=pretty_json(rec.get("lineage")),
             next_item=nxt,
             decisions=DECISIONS,
+            guidelines=guidelines_html,
+            panel_collapsed=len(panel) > PANEL_OPEN,
+            panel_summary={
+                "n": len(panel),
+                "mean": sum(rates) / len(rates) if rates else None,
+                "low": min(rates) if rates else None,
+                "high": max(rates) if rates else None,
+            },
+            required=store.required(benchmark),
+            votes=_current_votes(view),
         )
 
     @app.get("/item/{benchmark}/{candidate:path}", response_class=HTMLResponse)
@@ -346,7 +505,9 @@ def create_app(
             return _plain(403, "CSRF check failed: reload the page and try again")
         name = " ".join(str(form.get("reviewer") or "").split())
         sess: Session = request.state.session
-        if not name or len(name) > MAX_REVIEWER:
+        if sess.account is not None:
+            sess.flash = ("error", f"signed in by token as {sess.account}: the name is fixed")
+        elif not name or len(name) > MAX_REVIEWER:
             sess.flash = ("error", f"a reviewer name has 1 to {MAX_REVIEWER} characters")
         else:
             sess.reviewer = name
@@ -388,6 +549,7 @@ def create_app(
                 comment=draft["comment"],
                 question=str(draft["question"]) if draft["question"] is not None else None,
                 answer=str(draft["answer"]) if draft["answer"] is not None else None,
+                role=role_of(sess),
             )
         except ItemNotFound as exc:
             return render(request, "message.html", status=404, title="Not found", message=str(exc))
@@ -403,6 +565,8 @@ def create_app(
                 draft=draft,
             )
         text = f"Recorded decision #{saved.id}: {saved.decision} on version {saved.version}"
+        if saved.overrules_judge:
+            text += " (overruling the judge)"
         if saved.new_version:
             text += f"; version {saved.new_version} goes back to calibration"
         sess.flash = ("ok", text + ".")
@@ -411,6 +575,34 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     return app
+
+
+def _float(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and abs(value) < 1e6 else None
+
+
+def _guidelines(path: Path | None) -> Markup | None:
+    """The guidelines markdown as HTML: raw HTML in it is escaped, links are checked."""
+    if path is None or not Path(path).is_file():
+        return None
+    md = MarkdownIt("commonmark", {"html": False})
+    return Markup(md.render(Path(path).read_text(encoding="utf-8")))  # noqa: S704 (html off)
+
+
+def _current_votes(view: Any) -> list[Any]:
+    """Decisions that count on the current version (accept/reject, not undone)."""
+    undone = {d.reverts for d in view.history if d.decision == "reverted"}
+    return [
+        d
+        for d in view.history
+        if d.version == view.current.version
+        and d.decision in ("accepted", "rejected")
+        and d.id not in undone
+    ]
 
 
 def _judged_version(versions: list[Version], cur: Version) -> Version | None:

@@ -210,7 +210,7 @@ class AlternatingJudge:
         self.seen: list[tuple[str, str]] = []
 
     async def judge(self, candidate, parent):
-        from curation.fill import Verdict
+        from curation.candidates import Verdict
 
         self.seen.append((candidate["candidate"], parent["item"]))
         ok = len(self.seen) % 2 == 1

@@ -1,4 +1,7 @@
-"""Targets, the oracle's closed form, memory and journal, duplicates, parsing, settings."""
+"""Targets, the oracle's closed form, memory and journal, duplicates, parsing, settings.
+
+The stopping rule, the panel selection and gradability are tested in tests/calibrate.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +10,15 @@ import json
 import numpy as np
 import pytest
 
+from curation.calibrate import latent_of, simulated_header, strip_simulated_header
+from curation.candidates import Candidate
 from curation.errors import ConfigError
-from curation.fill import (
-    AdaptiveRule,
-    fill_settings,
-    next_target,
-    oracle_insertions,
-    top_k_reduction,
-)
-from curation.fill._annotate import decide
+from curation.fill import fill_settings, next_target, oracle_insertions, top_k_reduction
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
 from curation.fill._parse import ParseFailure, Rewrite, parse_rewrite
-from curation.fill._simulate import header, latent_of, strip_header
 from curation.fill._targets import gap_containing
-from curation.fill._validity import DuplicateIndex, gradable_problem
+from curation.fill._validity import DuplicateIndex
 
 # ---- targets and the oracle ----------------------------------------------------------------
 
@@ -98,23 +95,28 @@ def test_memory_parents_and_balanced_references():
 
 
 def _record(cid: str, z: float) -> dict:
-    return {
-        "candidate": cid,
-        "question": f"[child {cid}] What is 2 + 2?",
-        "answer": "4",
-        "answer_type": "numeric",
-        "b": z,
-        "se": 0.2,
-        "z": z,
-        "z_low": z - 0.1,
-        "z_high": z + 0.1,
-        "method": "benchfill",
-        "parent": "i1",
-        "round": 1,
-        "source": "collected",
-        "status": "calibrated",
-        "lineage": json.dumps({"parents": ["i1"], "insertion": 0}),
-    }
+    return Candidate(
+        benchmark="toy",
+        candidate=cid,
+        method="benchfill",
+        parent="i1",
+        round=1,
+        target_z=0.45,
+        question=f"[child {cid}] What is 2 + 2?",
+        answer="4",
+        answer_type="numeric",
+        status="calibrated",
+        source="collected",
+        rewriter_model="rw",
+        prompt_hash=None,
+        b=z,
+        se=0.2,
+        z=z,
+        z_low=z - 0.1,
+        z_high=z + 0.1,
+        calibration="cal.json",
+        lineage=json.dumps({"parents": ["i1"], "insertion": 0}),
+    ).to_row()
 
 
 def test_journal_round_trip_torn_tail_and_fingerprint(tmp_path):
@@ -130,7 +132,8 @@ def test_journal_round_trip_torn_tail_and_fingerprint(tmp_path):
     assert j2.resumed and j2.round("benchfill", 0, 1)["candidates"] == recs
     assert j2.insertion("benchfill", 0)["selected"] == "c1"
     assert path.read_text().endswith("}\n")  # torn tail cut off
-    memory = Memory([entry_from_candidate(r) for r in j2.round("benchfill", 0, 1)["candidates"]])
+    rows = j2.round("benchfill", 0, 1)["candidates"]
+    memory = Memory([entry_from_candidate(Candidate.from_row(r)) for r in rows])
     assert [e.item for e in memory] == ["c1", "c2"] and memory["c1"].chain == ["i1", "c1"]
     frame = memory.to_frame("toy", "cal.json")
     assert frame["item"].to_list() == ["c1", "c2"] and frame["origin"].unique().to_list() == [
@@ -154,21 +157,10 @@ def test_duplicates_need_same_answer_and_numbers():
     assert idx.find(para, "8", "numeric") is None  # different answer
     assert idx.find(q.replace("4 more", "5 more"), "8", "numeric") is None  # one constant
     assert idx.find(q.replace("4 more", "5 more"), "7", "numeric") is None  # numbers differ
-    sim = f"{header('q1', -1.25)} {q}"
+    sim = f"{simulated_header('q1', -1.25)} {q}"
     assert idx.find(sim, "7", "numeric") is None  # a simulated child states its own b
-    assert latent_of(sim) == -1.25 and strip_header(sim) == q
+    assert latent_of(sim) == -1.25 and strip_simulated_header(sim) == q
     assert idx.find("Something else entirely, with 3 and 4?", "7", "numeric") is None
-
-
-def test_gradable_problems():
-    assert gradable_problem("42", "numeric", None) is None
-    assert "not a number" in gradable_problem("forty-two", "numeric", None)
-    assert gradable_problem("", "exact", None) == "no reference answer"
-    assert "sandbox" in gradable_problem("print(1)", "code", None)
-    assert "judge" in gradable_problem("anything", "free", None)
-    assert "options" in gradable_problem("B", "choice", None)
-    assert gradable_problem("B", "choice", ("x", "y", "z")) is None
-    assert "not one of" in gradable_problem("E", "choice", ("x", "y"))
 
 
 # ---- parsing ------------------------------------------------------------------------------
@@ -216,24 +208,6 @@ def test_parse_rewrite_cut_off_output():
     assert isinstance(out, ParseFailure) and "max_tokens" in out.reason
 
 
-# ---- the stopping rule ----------------------------------------------------------------------
-
-
-def test_decide_rule():
-    rule = AdaptiveRule(se_accept=0.03, reject_k=2.0, max_trials=32)
-    kw = dict(target_z=0.5, tolerance=0.01, rule=rule, bound=None)
-    assert decide(z=0.8, se_z=0.1, lo=0.6, hi=1.0, trials_per_model=2, **kw) == "off-target"
-    assert decide(z=0.55, se_z=0.05, lo=0.45, hi=0.65, trials_per_model=2, **kw) is None
-    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=8, **kw) == "accepted"
-    assert decide(z=0.52, se_z=0.02, lo=0.48, hi=0.56, trials_per_model=8, **kw) == "measured"
-    assert decide(z=0.52, se_z=0.05, lo=0.42, hi=0.62, trials_per_model=32, **kw) == "budget"
-    bounded = {**kw, "bound": "all-solved"}
-    assert decide(z=0.5, se_z=0.01, lo=0.0, hi=0.6, trials_per_model=8, **bounded) is None
-    fixed = {**kw, "rule": AdaptiveRule(enabled=False, max_trials=32)}
-    assert decide(z=0.9, se_z=0.01, lo=0.88, hi=0.92, trials_per_model=8, **fixed) is None
-    assert decide(z=0.505, se_z=0.01, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "accepted"
-
-
 # ---- settings -------------------------------------------------------------------------------
 
 
@@ -263,31 +237,3 @@ def test_settings_defaults_and_errors():
     ]:
         with pytest.raises(ConfigError, match=where.replace("[", r"\[").replace("]", r"\]")):
             fill_settings({"fill": bad})
-
-
-# ---- the calibrating panel ------------------------------------------------------------------
-
-
-def test_panel_must_be_calibrated_models():
-    from curation.fill import select_panel
-    from curation.irt import Calibration
-    from curation.llm import PanelModel
-
-    cal = Calibration(
-        model="1pl",
-        abilities={"a": -1.0, "b": 0.5, "c": 1.0},
-        scale={"method": "panel", "theta_min": -1.0, "theta_max": 1.0},
-        panel=("a", "b", "c"),
-    )
-    sim = select_panel(fill_settings({}), cal, None, benchmark="toy")
-    assert [(m.name, m.ability) for m in sim] == [("a", -1.0), ("b", 0.5), ("c", 1.0)]
-    sub = select_panel(fill_settings({"fill": {"panel": ["a", "c"]}}), cal, None, benchmark="t")
-    assert [m.name for m in sub] == ["a", "c"]
-    with pytest.raises(ConfigError, match=r"\['x'\] not in the calibration"):
-        select_panel(fill_settings({"fill": {"panel": ["a", "x"]}}), cal, None, benchmark="t")
-    real = fill_settings({"fill": {"backend": "openai"}})
-    configured = [PanelModel(name=n, model_id=n) for n in ("a", "c", "smollm")]
-    assert [m.name for m in select_panel(real, cal, configured, benchmark="t")] == ["a", "c"]
-    others = [PanelModel(name=n, model_id=n) for n in ("smollm", "qwen")]
-    with pytest.raises(ConfigError, match="collect.enabled: true"):
-        select_panel(real, cal, others, benchmark="t")

@@ -166,7 +166,9 @@ def test_response_table_joins_the_benchmark_items():
     assert read.summary().startswith("lm-eval: task arc_easy, filter none, metric acc, 3 docs")
     assert table.columns == field_names("response")
     assert set(table["source"]) == {"imported"} and table.height == 3
-    with pytest.raises(InputError, match="3 items not in items") as err:
+    with pytest.raises(
+        InputError, match="3 items of lm-eval task .* are not items of benchmark"
+    ) as err:
         lm_eval_responses(path, benchmark="arc", known_items=ids, items_file="items")
     assert err.value.field == "doc_id"
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from curation.judge import Judge, Verdict, build_judge, categorize, judge_settings
 from tests.judge.conftest import candidate, judge_params, parent
 
@@ -81,13 +79,15 @@ def test_verdict_passed_and_categories():
 
 
 def test_benchfill_loads_it_as_its_validity_hook(tmp_path: Path):
-    hooks = pytest.importorskip("curation.fill._hooks")
-    factory = hooks.load_judge_factory("curation.judge:fill_judge", where="fill.judge")
+    from curation import candidates
+    from curation.fill import load_judge_factory
+
+    factory = load_judge_factory("curation.judge:fill_judge", where="fill.judge")
     params = judge_params(tmp_path, backend="simulate", simulation={"false_reject_rate": 0.0})
 
     async def go():
         judge = factory(params, params_file="params.yaml", benchmark="toy")
-        assert isinstance(judge, hooks.Judge)
+        assert isinstance(judge, candidates.Judge)
         try:
             memory_parent = parent() | {"b": 0.1, "se": 0.2, "z": 0.4, "origin": "benchmark"}
             return await judge.judge(candidate("c"), memory_parent)
@@ -95,5 +95,5 @@ def test_benchfill_loads_it_as_its_validity_hook(tmp_path: Path):
             await judge.aclose()
 
     verdict = asyncio.run(go())
-    assert hooks.passed(verdict) and verdict.passed
-    assert hooks.verdict_columns(verdict)["judge_model"] == "simulated"
+    assert candidates.passed(verdict) and verdict.passed
+    assert candidates.verdict_columns(verdict)["judge_model"] == "simulated"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, TOY_PARAMS, write_toy_project
+from tests.conftest import REPO, TOY_PARAMS, add_imports_dir, write_toy_project
 
 
 def _dvc(root: Path, *args: str) -> str:
@@ -30,6 +30,7 @@ def _dvc(root: Path, *args: str) -> str:
 def dvc_project(tmp_path: Path) -> Path:
     write_toy_project(tmp_path)
     shutil.copytree(tmp_path / "raw", tmp_path / "raw2")
+    add_imports_dir(tmp_path, "toy2")
     second = (
         TOY_PARAMS.split("check:")[0]
         .replace("  toy:", "  toy2:", 1)
@@ -38,6 +39,7 @@ def dvc_project(tmp_path: Path) -> Path:
     )
     (tmp_path / "params.yaml").write_text(TOY_PARAMS.replace("check:", second + "check:", 1))
     shutil.copyfile(REPO / "dvc.yaml", tmp_path / "dvc.yaml")
+    shutil.copyfile(REPO / ".gitignore", tmp_path / ".gitignore")
     for name in ("pipelines", "schemas", "curation"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     _empty_review_export(tmp_path)
@@ -78,7 +80,10 @@ def test_repro_twice_then_change_one_mapping(dvc_project: Path):
         "subsets",
         "build",
     )
-    expected = {f"{s}@{b}" for s in per_benchmark for b in ("toy", "toy2")} | {"gaps", "mirt"}
+    expected = {f"{s}@{b}" for s in (*per_benchmark, "headline") for b in ("toy", "toy2")} | {
+        "gaps",
+        "mirt",
+    }
     assert _ran(first) == expected
     assert (dvc_project / "metrics" / "check" / "toy2.json").is_file()
 
@@ -100,8 +105,13 @@ def test_repro_twice_then_change_one_mapping(dvc_project: Path):
     third = _dvc(dvc_project, "repro")
     # only toy2's chain reruns, and it stops where an output came out unchanged
     assert "ingest@toy2" in _ran(third)
-    toy2_chain = {f"{s}@toy2" for s in per_benchmark} | {"gaps", "mirt", "build@toy"}
+    toy2_chain = {f"{s}@{b}" for s in (*per_benchmark, "headline") for b in ("toy2",)} | {
+        "gaps",
+        "mirt",
+        "build@toy",
+        "headline@toy",
+    }
     assert _ran(third) <= toy2_chain
 
     metrics = _dvc(dvc_project, "metrics", "show")
-    assert "metrics/check/toy.json" in metrics and "item_reversal_rate" in metrics
+    assert "metrics/headline/toy2.json" in metrics and "max_gap" in metrics

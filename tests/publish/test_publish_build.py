@@ -20,6 +20,7 @@ from publish_project import (
 
 from curation.errors import InputError
 from curation.publish import hf_features
+from curation.publish._version import record_release
 from curation.schemas import validate_frame
 
 CONFIGS = ["original", "filled", "calibrated-uniform-12"]
@@ -42,7 +43,7 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_build_reads_back_with_datasets(project: Path):
     text = run_subsets_and_build(project)
     assert text.startswith("toy 1.0.0 (first build): original 40, filled 40")
-    out = project / "dist/toy/1.0.0"
+    out = project / "dist/toy/toy-1.0.0"
     features = hf_features()
     for config in CONFIGS:
         shards = sorted((out / "data" / config).glob("*.parquet"))
@@ -69,7 +70,7 @@ def test_build_reads_back_with_datasets(project: Path):
 
 def test_card_metadata_figures_and_sections(project: Path):
     run_subsets_and_build(project)
-    out = project / "dist/toy/1.0.0"
+    out = project / "dist/toy/toy-1.0.0"
     meta = _front_matter(out / "README.md")
     assert meta["license"] == "mit"
     assert meta["pretty_name"] == "toy (benchcurate)"
@@ -106,8 +107,14 @@ def test_card_metadata_figures_and_sections(project: Path):
     )
 
 
+def _release(project: Path, version: str) -> None:
+    """What `curate release` / `curate publish` record: the base of the next auto version."""
+    record_release(project / f"dist/toy/toy-{version}", project / "releases", date="2025-01-01")
+
+
 def test_accepted_items_fill_and_bump_minor(project: Path):
     run_subsets_and_build(project)
+    _release(project, "1.0.0")
     write_accepted(
         project,
         accepted_rows(
@@ -121,7 +128,7 @@ def test_accepted_items_fill_and_bump_minor(project: Path):
     )
     text = run_subsets_and_build(project)
     assert "toy 1.1.0 (minor bump from 1.0.0)" in text
-    out = project / "dist/toy/1.1.0"
+    out = project / "dist/toy/toy-1.1.0"
     filled = pl.read_parquet(out / "data/filled/test-00000-of-00001.parquet")
     assert filled.height == 41
     added = filled.filter(pl.col("origin") == "benchfill")
@@ -136,40 +143,46 @@ def test_accepted_items_fill_and_bump_minor(project: Path):
     log = (out / "CHANGELOG.md").read_text()
     assert log.index("## 1.1.0") < log.index("## 1.0.0")
     assert "- `filled`: 1 item(s) added: `toy-new-1`" in log
-    assert (project / "dist/toy/1.0.0/README.md").is_file()  # older build kept
+    assert (project / "dist/toy/toy-1.0.0/README.md").is_file()  # older build kept
 
 
 def test_same_inputs_rebuild_the_same_version_byte_for_byte(project: Path):
     run_subsets_and_build(project)
-    before = _digests(project / "dist/toy/1.0.0")
+    before = _digests(project / "dist/toy/toy-1.0.0")
     text = run_subsets_and_build(project)
     assert "toy 1.0.0 (first build)" in text
-    assert _digests(project / "dist/toy/1.0.0") == before
-    assert sorted(p.name for p in (project / "dist/toy").iterdir()) == ["1.0.0"]
+    assert _digests(project / "dist/toy/toy-1.0.0") == before
+    assert sorted(p.name for p in (project / "dist/toy").iterdir()) == ["toy-1.0.0"]
+    # unreleased, a rebuild stays 1.0.0 whatever dist/ holds: versions bump from releases/
+    _release(project, "1.0.0")
+    assert "toy 1.0.0 (" in run_subsets_and_build(project)
 
 
 def test_removed_item_is_a_major_bump_and_card_change_a_patch(project: Path):
     run_subsets_and_build(project)
+    _release(project, "1.0.0")
     # card-only change: a new tag in params
     (project / "params.yaml").write_text(
         PARAMS.replace("tags: [synthetic]", "tags: [synthetic, x]")
     )
     assert "toy 1.0.1 (patch bump from 1.0.0)" in run_subsets_and_build(project)
-    log = (project / "dist/toy/1.0.1/CHANGELOG.md").read_text()
+    log = (project / "dist/toy/toy-1.0.1/CHANGELOG.md").read_text()
     assert "no item added, removed or changed" in log
     assert "dataset card updated (no data change)" in log
+    _release(project, "1.0.1")
     # drop one original item (the benchmark lost it)
     for table in ("items", "difficulty", "responses"):
         path = f"data/{table}/toy.parquet"
         pl.read_parquet(path).filter(pl.col("item") != "toy-039").write_parquet(path)
     assert "toy 2.0.0 (major bump from 1.0.1)" in run_subsets_and_build(project)
-    log = (project / "dist/toy/2.0.0/CHANGELOG.md").read_text()
+    log = (project / "dist/toy/toy-2.0.0/CHANGELOG.md").read_text()
     assert "- `original`: 1 item(s) removed: `toy-039`" in log
     assert log.count("## ") == 3
 
 
 def test_explicit_version_and_under_bump_warning(project: Path):
     run_subsets_and_build(project, version="0.3.0")
+    _release(project, "0.3.0")
     write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
     text = run_subsets_and_build(project, version={"toy": "0.3.1"})
     assert "version 0.3.1 under-bumps 0.3.0" in text
@@ -183,7 +196,7 @@ def test_simulated_build_is_marked_not_publishable(project: Path):
     write_benchmark(project, "toy", source="simulated")
     text = run_subsets_and_build(project)
     assert "not publishable: 40 record(s)" in text
-    card = (project / "dist/toy/1.0.0/README.md").read_text()
+    card = (project / "dist/toy/toy-1.0.0/README.md").read_text()
     assert "**Not publishable as built.**" in card
     assert "z was measured on simulated responses" in card
     assert json.loads((project / "metrics/build/toy.json").read_text())["publishable"] is False
@@ -218,7 +231,7 @@ def test_unmeasured_item_is_published_without_z(project: Path):
     path = "data/difficulty/toy.parquet"
     pl.read_parquet(path).filter(pl.col("item") != "toy-010").write_parquet(path)
     run_subsets_and_build(project)
-    out = project / "dist/toy/1.0.0"
+    out = project / "dist/toy/toy-1.0.0"
     original = pl.read_parquet(out / "data/original/test-00000-of-00001.parquet")
     row = original.filter(pl.col("item") == "toy-010").row(0, named=True)
     assert row["z"] is None and row["calibration"] is None
@@ -237,5 +250,23 @@ def test_build_folder_gets_the_usual_mode(project: Path):
     run_subsets_and_build(project)
     mask = os.umask(0)
     os.umask(mask)
-    mode = stat.S_IMODE((project / "dist/toy/1.0.0").stat().st_mode)
+    mode = stat.S_IMODE((project / "dist/toy/toy-1.0.0").stat().st_mode)
     assert mode == 0o777 & ~mask
+
+
+def test_two_builds_load_their_own_rows_through_one_fresh_datasets_cache(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Build folders are named <benchmark>-<version>, so `load_dataset(folder, config)`
+    never serves one benchmark's cached rows for another's (they were all `1.0.0`)."""
+    run_subsets_and_build(project, "toy")
+    run_subsets_and_build(project, "toy2")
+    cache = tmp_path / "fresh-hf-cache"
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(cache))
+    rows = {}
+    for benchmark in ("toy", "toy2"):
+        folder = project / f"dist/{benchmark}/{benchmark}-1.0.0"
+        ds = datasets.load_dataset(str(folder), "original", split="test", cache_dir=str(cache))
+        rows[benchmark] = set(ds["item"])
+    assert rows["toy"] and all(i.startswith("toy-") for i in rows["toy"])
+    assert rows["toy2"] and all(i.startswith("toy2-") for i in rows["toy2"])

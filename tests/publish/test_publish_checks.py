@@ -25,7 +25,7 @@ def _tamper(out: Path, rel: str, expr: pl.Expr) -> None:
 def built(project: Path) -> Path:
     write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
     run_subsets_and_build(project)
-    return project / "dist/toy/1.0.0"
+    return project / "dist/toy/toy-1.0.0"
 
 
 def test_a_clean_build_passes(built: Path):
@@ -82,7 +82,7 @@ def test_simulated_anywhere_is_refused_by_name(project: Path, over: dict, needle
     write_accepted(project, accepted_rows("toy", [("toy-sim", 0.7, "accepted")], **over))
     run_subsets_and_build(project)
     with pytest.raises(PublishRefused) as err:
-        publish(project / "dist/toy/1.0.0", repo_id="org/name", version="1.0.0", dry_run=True)
+        publish(project / "dist/toy/toy-1.0.0", repo_id="org/name", version="1.0.0", dry_run=True)
     assert "item 'toy-sim'" in str(err.value)
     assert needle in str(err.value)
     assert "never reach a published dataset" in str(err.value)

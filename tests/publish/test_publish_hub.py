@@ -20,6 +20,7 @@ from publish_project import (
 )
 
 from curation.publish import upload_files
+from curation.publish._version import record_release
 
 TOKEN = "hf_test_secret_0123"
 REPO = "bench-org/toy-benchfill"
@@ -53,7 +54,7 @@ def test_publish_creates_repo_uploads_one_commit_and_tags(project: Path, hub: Fa
     assert len(_posts(hub, "/commit/")) == 1
     commits = hub.commits(REPO)
     assert len(commits) == 1
-    out = project / "dist/toy/1.0.0"
+    out = project / "dist/toy/toy-1.0.0"
     expected = upload_files(out)
     assert sorted(commits[0].files) == sorted([".gitattributes", *expected])
     assert not any(p.startswith("disk/") or p == "manifest.json" for p in commits[0].files)
@@ -178,12 +179,15 @@ def test_published_shards_match_the_local_build(project: Path, hub: FakeHub):
     blob = hub.commits(REPO)[0].files["data/original/test-00000-of-00001.parquet"]
     remote = project / "remote.parquet"
     remote.write_bytes(hub.lfs[blob.sha256])
-    local = pl.read_parquet(project / "dist/toy/1.0.0/data/original/test-00000-of-00001.parquet")
+    local = pl.read_parquet(
+        project / "dist/toy/toy-1.0.0/data/original/test-00000-of-00001.parquet"
+    )
     assert pl.read_parquet(remote).equals(local)
 
 
 def test_an_older_version_after_a_newer_one_is_refused(project: Path, hub: FakeHub):
-    run_subsets_and_build(project)  # 1.0.0, not published
+    run_subsets_and_build(project)  # 1.0.0, released but not published
+    record_release(project / "dist/toy/toy-1.0.0", project / "releases", date="2025-01-01")
     write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
     run_subsets_and_build(project)  # 1.1.0
     assert _publish(hub, project, "1.1.0").returncode == 0

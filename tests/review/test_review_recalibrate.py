@@ -15,7 +15,7 @@ from curation.params import load_params
 from curation.paths import judged_path
 from curation.review import ReviewStore, export, recalibrate, review_config
 from curation.review._cli import main
-from curation.review._recalibrate import latent_b
+from curation.review._edits import latent_b
 from curation.schemas import validate_frame
 
 EDITED_Q = "Tom has 4 apples and buys 9 more. How many apples does he have now?"

@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, gammaln
 
 from curation.irt._data import check_responses
-from curation.irt.mirt._threads import single_blas_thread
+from curation.irt._threads import kernel_threads
 from curation.responses._matrix import ResponseMatrix
 
 ITEM_KEY_SEP = "/"
@@ -408,7 +408,7 @@ def fit_mirt(
     priors = priors or Priors()
     t0 = time.perf_counter()
     obj = _Objective(data, d, priors)
-    with single_blas_thread():
+    with kernel_threads():
         if (
             start is not None
             and start.d == d

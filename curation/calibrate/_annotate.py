@@ -1,12 +1,17 @@
-"""Annotating children: the panel answers, online calibration gives z — adaptively.
+"""Online calibration of new items: the panel answers, abilities fixed, b and z — adaptively.
 
 The panel answers through ``curation.llm`` exactly as in ``collect`` (same prompt
 templates, same cache, same graders). Instead of a fixed k per model, trials go out
-in batches to every child still open, all children of a round in lock-step; after
-each batch all open children are calibrated at once (abilities fixed, vectorised)
-and each one is closed by the rule of :class:`~curation.fill.AdaptiveRule`. With
-``stop_on_accept`` (BenchFill), the first accepted child also closes its open
-siblings ("stopped"): the search for this target is over.
+in batches to every new item ("child") still open, all children of a round in
+lock-step; after each batch all open children are calibrated at once (abilities
+fixed, vectorised, :func:`curation.irt.calibrate_items`) and each one is closed by the
+rule of :class:`~curation.calibrate.AdaptiveRule`, with a
+:data:`CalibrationOutcome`. With ``stop_on_target`` (BenchFill), the first child on
+target also closes its open siblings ("stopped"): the search for this target is over.
+
+The outcome values are recorded in every candidate's lineage (``decision``), so they
+are part of the published record format: ``"accepted"`` there means *on target*
+(a calibration outcome), never a reviewer's decision (:class:`curation.review.Decision`).
 
 Sample indices run 0, 1, 2, … per (model, child) across batches, so a batch is the
 next slice of the same planned calls and a rerun is served from the cache.
@@ -18,12 +23,13 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 import numpy as np
 import polars as pl
 
-from curation.fill._config import AdaptiveRule
+from curation.calibrate._settings import AdaptiveRule
+from curation.candidates import COLLECTED, SIMULATED, Source
 from curation.grading import GradingSettings
 from curation.irt import Calibration, calibrate_items
 from curation.llm import (
@@ -38,12 +44,23 @@ from curation.llm import (
     run_calls,
 )
 
-Decision = Literal["accepted", "measured", "off-target", "budget", "stopped"]
+CalibrationOutcome = Literal["accepted", "measured", "off-target", "budget", "stopped"]
+"""Why collection on a new item stopped (see :class:`~curation.calibrate.AdaptiveRule`):
+on target ("accepted"), precise but off target ("measured"), clearly off target, trial
+budget spent, or "stopped" because a sibling reached the target. Recorded as
+``decision`` in the candidate lineage (values are part of the record format)."""
+ON_TARGET: Final = "accepted"
+"""The outcome of a child on target and known well enough (persisted as ``"accepted"``)."""
+MEASURED: Final = "measured"
+OFF_TARGET: Final = "off-target"
+BUDGET: Final = "budget"
+STOPPED: Final = "stopped"
+OUTCOMES: tuple[CalibrationOutcome, ...] = get_args(CalibrationOutcome)
 
 
 @dataclass(frozen=True)
 class Child:
-    """A valid child, as the panel sees it."""
+    """A new item, as the panel sees it (checked gradable by :func:`gradable_problem`)."""
 
     item: str
     question: str
@@ -66,7 +83,8 @@ class Annotation:
     z_high: float | None = None
     se_z: float | None = None
     bound: str | None = None
-    decision: Decision | None = None
+    outcome: CalibrationOutcome | None = None
+    """Why collection stopped (None while open); ``decision`` in the lineage."""
     trials_per_model: int = 0
     batches: int = 0
     prompt_tokens: int = 0
@@ -84,6 +102,14 @@ class Annotation:
 
     def panel_json(self) -> str:
         return json.dumps({m: list(v) for m, v in sorted(self.counts.items())}, sort_keys=True)
+
+    def cost(self) -> dict[str, int]:
+        """Panel trials and tokens spent on this item."""
+        return {
+            "panel_trials": self.n_trials,
+            "panel_prompt_tokens": self.prompt_tokens,
+            "panel_completion_tokens": self.completion_tokens,
+        }
 
 
 @dataclass(frozen=True)
@@ -107,8 +133,12 @@ class Panel:
         return len(self.models)
 
     @property
-    def source(self) -> str:
-        return "simulated" if self.backend.name == "simulated" else "collected"
+    def source(self) -> Source:
+        """``simulated`` when the simulation answers (so every record says so)."""
+        return SIMULATED if self.backend.name == "simulated" else COLLECTED
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
 
 
 def z_slope(calibration: Calibration, b: np.ndarray) -> np.ndarray:
@@ -144,7 +174,7 @@ def decide(
     tolerance: float,
     rule: AdaptiveRule,
     trials_per_model: int,
-) -> Decision | None:
+) -> CalibrationOutcome | None:
     """The stopping rule after a batch (None = collect another batch).
 
     ``lo``/``hi`` are the ends of ``b ± reject_k·SE`` mapped to z (a bounded child's
@@ -154,13 +184,13 @@ def decide(
     if not rule.enabled:
         if trials_per_model < rule.max_trials:
             return None
-        return "accepted" if on_target and bound is None else "budget"
+        return ON_TARGET if on_target and bound is None else BUDGET
     if lo > target_z + tolerance or hi < target_z - tolerance:
-        return "off-target"
+        return OFF_TARGET
     if bound is None and se_z <= rule.se_accept:
-        return "accepted" if on_target else "measured"
+        return ON_TARGET if on_target else MEASURED
     if trials_per_model >= rule.max_trials:
-        return "budget"
+        return BUDGET
     return None
 
 
@@ -221,7 +251,7 @@ async def annotate(
     target_z: float,
     tolerance: float,
     rule: AdaptiveRule,
-    stop_on_accept: bool,
+    stop_on_target: bool,
     on_result: Callable[[CallResult], None] | None = None,
 ) -> dict[str, Annotation]:
     """Ask the panel about ``children`` in batches until each is decided; calibrate them.
@@ -262,9 +292,9 @@ async def annotate(
         for call in calls:
             result = results[call.key]
             a = notes[call.request.item]  # type: ignore[index]
-            c = result.completion
-            a.prompt_tokens += c.prompt_tokens or 0
-            a.completion_tokens += c.completion_tokens or 0
+            completion = result.completion
+            a.prompt_tokens += completion.prompt_tokens or 0
+            a.completion_tokens += completion.completion_tokens or 0
             a.requests += 0 if result.cached else 1
             a.cache_hits += 1 if result.cached else 0
             if on_result is not None:
@@ -280,15 +310,15 @@ async def annotate(
             a.trials_per_model = upto
             a.batches += 1
         _calibrate(active, panel.calibration)
-        accepted = False
+        on_target = False
         still: list[Child] = []
         for c in open_:
             a = notes[c.item]
             if a.z is None:
-                a.decision = "budget"
+                a.outcome = BUDGET
                 continue
             lo, hi = _band(a, panel.calibration, rule.reject_k)
-            a.decision = decide(
+            a.outcome = decide(
                 z=a.z,
                 se_z=a.se_z if a.se_z is not None else float("inf"),
                 lo=lo,
@@ -299,13 +329,13 @@ async def annotate(
                 rule=rule,
                 trials_per_model=upto,
             )
-            if a.decision is None:
+            if a.outcome is None:
                 still.append(c)
-            elif a.decision == "accepted":
-                accepted = True
-        if accepted and stop_on_accept:
+            elif a.outcome == ON_TARGET:
+                on_target = True
+        if on_target and stop_on_target:
             for c in still:
-                notes[c.item].decision = "stopped"
+                notes[c.item].outcome = STOPPED
             still = []
         open_ = still
         done = upto
@@ -318,18 +348,18 @@ def describe(a: Annotation, *, target_z: float, tolerance: float) -> str:
     se = f"SE(z) {a.se_z:.4f}" if a.se_z is not None else "no SE"
     tail = f"after {a.trials_per_model} trials per model"
     text = {
-        "accepted": f"on target: |z - z*| = {dev:.4f} <= {tolerance:g} with {se} {tail}",
-        "measured": f"off target: |z - z*| = {dev:.4f} > {tolerance:g} with {se} {tail}",
-        "off-target": f"clearly off target (|z - z*| = {dev:.4f}, {se}) {tail}",
-        "budget": f"trial budget spent: |z - z*| = {dev:.4f}, {se} {tail}",
-        "stopped": f"stopped: a sibling reached the target; |z - z*| = {dev:.4f}, {se} {tail}",
+        ON_TARGET: f"on target: |z - z*| = {dev:.4f} <= {tolerance:g} with {se} {tail}",
+        MEASURED: f"off target: |z - z*| = {dev:.4f} > {tolerance:g} with {se} {tail}",
+        OFF_TARGET: f"clearly off target (|z - z*| = {dev:.4f}, {se}) {tail}",
+        BUDGET: f"trial budget spent: |z - z*| = {dev:.4f}, {se} {tail}",
+        STOPPED: f"stopped: a sibling reached the target; |z - z*| = {dev:.4f}, {se} {tail}",
     }
-    return text.get(a.decision or "", f"calibrated {tail}")
+    return text.get(a.outcome or "", f"calibrated {tail}")
 
 
 def annotation_lineage(a: Annotation) -> dict[str, Any]:
     return {
-        "decision": a.decision,
+        "decision": a.outcome,  # the persisted key of the outcome
         "trials_per_model": a.trials_per_model,
         "batches": a.batches,
         "se_z": a.se_z,

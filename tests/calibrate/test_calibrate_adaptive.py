@@ -8,8 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from curation.fill import AdaptiveRule
-from curation.fill._annotate import Child, Panel, annotate, b_of_z, z_slope
+from curation.calibrate import AdaptiveRule, Child, Panel, annotate, b_of_z, z_slope
 from curation.irt import Calibration
 from curation.llm import ChatRequest, Completion, CompletionCache, LLMSettings, collect_settings
 
@@ -85,12 +84,12 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
         target_z=z_star,
         tolerance=0.02,
         rule=rule,
-        stop_on_accept=False,
+        stop_on_target=False,
     )
     off, on = notes["off"], notes["on"]
-    assert off.decision == "off-target" and off.trials_per_model == 2  # after the first batch
+    assert off.outcome == "off-target" and off.trials_per_model == 2  # after the first batch
     assert off.n_trials == 2 * 40
-    assert on.decision == "accepted" and on.trials_per_model < 32
+    assert on.outcome == "accepted" and on.trials_per_model < 32
     assert abs(on.z - z_star) <= 0.02 and on.se_z <= 0.03
     # SE(z) is SE(b) times the map's slope
     assert on.se_z == pytest.approx(on.se * float(z_slope(CAL, np.array([on.b]))[0]))
@@ -102,10 +101,10 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
         target_z=z_star,
         tolerance=0.02,
         rule=AdaptiveRule(enabled=False, max_trials=32),
-        stop_on_accept=False,
+        stop_on_target=False,
     )
     assert fixed["on"].n_trials == fixed["off"].n_trials == 32 * 40
-    assert fixed["on"].decision == "accepted" and fixed["off"].decision == "budget"
+    assert fixed["on"].outcome == "accepted" and fixed["off"].outcome == "budget"
     saved = 1 - (on.n_trials + off.n_trials) / (2 * 32 * 40)
     assert saved > 0.5
 
@@ -119,19 +118,19 @@ def test_an_accepted_child_closes_its_open_siblings(tmp_path):
     alone = _run(
         _panel(tmp_path / "a", ControlledPanel(difficulty)),
         [_child("centre"), _child("edge")],
-        stop_on_accept=False,
+        stop_on_target=False,
         **kw,
     )
-    assert alone["centre"].decision == alone["edge"].decision == "accepted"
+    assert alone["centre"].outcome == alone["edge"].outcome == "accepted"
     assert alone["centre"].trials_per_model < alone["edge"].trials_per_model
     stopped = _run(
         _panel(tmp_path / "b", ControlledPanel(difficulty)),
         [_child("centre"), _child("edge")],
-        stop_on_accept=True,
+        stop_on_target=True,
         **kw,
     )
-    assert stopped["centre"].decision == "accepted"
-    assert stopped["edge"].decision == "stopped"
+    assert stopped["centre"].outcome == "accepted"
+    assert stopped["edge"].outcome == "stopped"
     assert stopped["edge"].trials_per_model == stopped["centre"].trials_per_model
     assert stopped["edge"].z is not None  # it keeps the estimate it had
 
@@ -140,7 +139,7 @@ def test_a_rerun_is_served_from_the_cache(tmp_path):
     difficulty = {"on": 0.0}
     first = ControlledPanel(difficulty)
     rule = AdaptiveRule(first_batch=2, batch=2, max_trials=8, se_accept=0.001)
-    kw = dict(target_z=0.5, tolerance=0.01, rule=rule, stop_on_accept=True)
+    kw = dict(target_z=0.5, tolerance=0.01, rule=rule, stop_on_target=True)
     a = _run(_panel(tmp_path, first), [_child("on")], **kw)["on"]
     again = ControlledPanel(difficulty)
     b = _run(_panel(tmp_path, again), [_child("on")], **kw)["on"]

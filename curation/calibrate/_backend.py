@@ -1,0 +1,81 @@
+"""The panel that measures new items: the seeded simulation or real endpoints."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+from curation.calibrate._annotate import Child, Panel
+from curation.calibrate._setup import PanelSetup
+from curation.calibrate._simulate import latent_of, register_child
+from curation.llm import CompletionCache, PanelModel, SimulatedBackend, backend_for
+
+LatentB = Callable[[Child], float]
+"""Simulation: the latent difficulty a child is answered from."""
+
+
+def stated_latent(child: Child) -> float:
+    """The latent b a simulated child's question header states (BenchFill's children)."""
+    latent = latent_of(child.question)
+    if latent is None:
+        raise ValueError(f"simulated child {child.item} states no latent b")
+    return latent
+
+
+def open_panel(
+    setup: PanelSetup,
+    *,
+    cache: CompletionCache,
+    latent: LatentB = stated_latent,
+    also_serve: Sequence[PanelModel] = (),
+    environ: Mapping[str, str] | None = None,
+) -> Panel:
+    """The panel that measures new items on ``setup``'s calibration (``await panel.aclose()``).
+
+    ``fill.backend: simulate`` — a :class:`curation.llm.SimulatedBackend` with the
+    calibration's abilities and ``fill.seed``; each child is registered before it is
+    asked, at ``latent(child)`` (default: the b its simulated question header states),
+    and everything it answers says ``source = simulated``. ``openai`` — one
+    :class:`curation.llm.OpenAIBackend` for the panel models, plus ``also_serve``
+    (e.g. BenchFill's rewriter, so it shares the connection pools). Call it inside the
+    event loop that will use it.
+    """
+    settings, models = setup.settings, list(setup.panel)
+    served = models + [m for m in also_serve if m.name not in {s.name for s in models}]
+    backend = backend_for(
+        settings.backend,
+        served,
+        setup.llm,
+        simulate=lambda: SimulatedBackend(
+            benchmark=setup.benchmark,
+            truths={},
+            abilities={m.name: setup.calibration.abilities[m.name] for m in models},
+            seed=settings.seed,
+        ),
+        environ=environ,
+    )
+    register: Callable[[Child], None] | None = None
+    if isinstance(backend, SimulatedBackend):
+        simulated = backend
+
+        def register(child: Child) -> None:
+            register_child(
+                simulated,
+                child.item,
+                answer=child.answer,
+                answer_type=child.answer_type,
+                choices=child.choices,
+                latent_b=latent(child),
+            )
+
+    return Panel(
+        models=tuple(models),
+        backend=backend,
+        cache=cache,
+        collect=dataclasses.replace(setup.collect, seed=settings.seed, progress=False),
+        llm=setup.llm,
+        calibration=setup.calibration,
+        benchmark=setup.benchmark,
+        grading=setup.grading,
+        register=register,
+    )

@@ -1,0 +1,247 @@
+"""`curate benchmark add`: onboard a benchmark in one command.
+
+Copies the raw files under ``data/raw/<name>/`` (git-tracked inputs), writes a validated
+entry into params.yaml (appended to ``benchmarks:``, comments kept), creates the inputs
+the stages need (the imports folder, the empty review export) and prints the next
+command. Everything is read and validated before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from curation.errors import ConfigError, InputError
+from curation.params import BENCHMARK_KEYS, benchmark_names, benchmark_spec, load_params
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+FIELD_TARGETS = ("item", "question", "answer", "choices", "answer_type")
+
+
+def parse_field_map(text: str | None) -> dict[str, str]:
+    """``item=id,question=prompt,answer=target`` -> {target: source}."""
+    if not text:
+        return {}
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        target, sep, source = part.partition("=")
+        target, source = target.strip(), source.strip()
+        if not sep or not target or not source:
+            raise ConfigError(f"--field-map: {part!r} is not TARGET=SOURCE")
+        if target not in FIELD_TARGETS:
+            raise ConfigError(
+                f"--field-map: {target!r} is not a field; valid: {', '.join(FIELD_TARGETS)}"
+            )
+        out[target] = source
+    return out
+
+
+def _lm_eval_long(path: Path, *, name: str, known: list[str], item_field: str | None) -> str:
+    from curation.io.lm_eval import lm_eval_responses
+
+    table, _ = lm_eval_responses(
+        path, benchmark=name, known_items=known, items_file="--items", item_field=item_field
+    )
+    return table.select("model", "item", "n_trials", "n_correct").write_csv()
+
+
+def _insert_entry(params_text: str, name: str, entry: dict[str, Any]) -> str:
+    """params.yaml with ``entry`` appended to the ``benchmarks:`` mapping."""
+    block = yaml.safe_dump({name: entry}, sort_keys=False, allow_unicode=True, width=100)
+    block = "".join(f"  {line}\n" for line in block.splitlines())
+    lines = params_text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == "benchmarks:"), None)
+    if start is None:
+        raise ConfigError("params.yaml: no top-level `benchmarks:` mapping to add to")
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        if lines[i].strip() and not lines[i].startswith((" ", "#")):
+            end = i
+            break
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    if lines and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += "\n"
+    return "".join(lines[:end]) + block + "".join(lines[end:])
+
+
+def add_benchmark(
+    name: str,
+    *,
+    items: Path,
+    responses: Path | None,
+    fmt: str,
+    field_map: dict[str, str],
+    domain: str,
+    license: str,
+    source: str | None,
+    answer_type: str,
+    model_column: str,
+    n_trials: int,
+    item_field: str | None,
+    reference: bool,
+    params_file: str = "params.yaml",
+) -> str:
+    from curation.io.tables import write_table
+    from curation.items import ingest_benchmark
+    from curation.paths import REVIEW_ACCEPTED_TEMPLATE, imports_dir, raw_dir
+    from curation.responses import import_responses
+    from curation.schemas import empty_frame
+
+    if not _NAME.match(name):
+        raise ConfigError(f"benchmark name {name!r}: use letters, digits, '.', '_' or '-'")
+    params = load_params(params_file)
+    if name in benchmark_names(params):
+        raise ConfigError(f"{params_file}: benchmark {name!r} already exists")
+    for label, path in (("--items", items), ("--responses", responses)):
+        if path is not None and not path.is_file():
+            raise InputError(f"{label}: file does not exist", file=str(path))
+    raw = raw_dir(name)
+    if raw.exists() and any(p.name != "imports" for p in raw.iterdir()):
+        raise InputError("already holds files; pick another name or remove it", file=str(raw))
+    entry: dict[str, Any] = {
+        "domain": domain,
+        "license": license,
+        "source": source or f"{items.name} (added by `curate benchmark add`)",
+    }
+    if not reference:
+        entry["in_domain_reference"] = False
+    fields = {"item": "item", "question": "question", "answer": "answer", **field_map}
+    entry["items"] = {
+        "path": (raw / items.name).as_posix(),
+        "fields": fields,
+        "answer_type": answer_type,
+    }
+    responses_text: str | None = None
+    if responses is not None:
+        if fmt == "lm-eval":
+            resp_name = "responses.csv"
+            entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": "long"}
+        else:
+            resp_name = responses.name
+            entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": fmt}
+            if fmt == "wide":
+                entry["responses"]["model_column"] = model_column
+                entry["responses"]["n_trials"] = n_trials
+        entry["responses"]["source"] = "imported"
+    else:
+        raise ConfigError(
+            "curate benchmark add needs --responses (a wide or long matrix, or lm-eval logs) "
+            "with collect.enabled false; to ask the panel instead, add the entry by hand"
+        )
+
+    # validate everything in a scratch copy before writing anything
+    with tempfile.TemporaryDirectory() as scratch:
+        sraw = Path(scratch)
+        shutil.copyfile(items, sraw / items.name)
+        test_entry = yaml.safe_load(yaml.safe_dump(entry))
+        test_entry["items"]["path"] = str(sraw / items.name)
+        if fmt == "lm-eval":
+            test_entry["responses"]["path"] = str(sraw / "responses.csv")
+        else:
+            shutil.copyfile(responses, sraw / responses.name)
+            test_entry["responses"]["path"] = str(sraw / responses.name)
+        trial = {**params, "benchmarks": {**params["benchmarks"], name: test_entry}}
+        spec = benchmark_spec(trial, name, params_file=params_file)
+        table = ingest_benchmark(spec, params_file=params_file)
+        known = table.get_column("item").to_list()
+        if fmt == "lm-eval":
+            responses_text = _lm_eval_long(responses, name=name, known=known, item_field=item_field)
+            (sraw / "responses.csv").write_text(responses_text, encoding="utf-8")
+        matrix = import_responses(
+            spec, known_items=known, items_file=str(items), params_file=params_file
+        )
+    n_models = matrix.get_column("model").n_unique()
+
+    # write: raw files, imports folder, the review export, then params.yaml
+    new_text = _insert_entry(Path(params_file).read_text(encoding="utf-8"), name, entry)
+    check = yaml.safe_load(new_text)
+    benchmark_spec(check, name, params_file=params_file)
+    raw.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(items, raw / items.name)
+    if fmt == "lm-eval":
+        assert responses_text is not None
+        (raw / "responses.csv").write_text(responses_text, encoding="utf-8")
+    else:
+        shutil.copyfile(responses, raw / resp_name)
+    imports_dir(name).mkdir(parents=True, exist_ok=True)
+    (imports_dir(name) / ".gitkeep").touch()
+    review = params.get("review") or {}
+    accepted = Path(str(review.get("accepted") or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
+    if not accepted.is_file():
+        write_table(empty_frame("accepted_item"), accepted, "accepted_item")
+    decisions = Path(str(review.get("decisions") or "data/review/decisions.jsonl"))
+    if not decisions.is_file():
+        decisions.parent.mkdir(parents=True, exist_ok=True)
+        decisions.write_text("", encoding="utf-8")
+    Path(params_file).write_text(new_text, encoding="utf-8")
+    ref = (
+        "it joins the domain reference of the other benchmarks"
+        if reference
+        else "other benchmarks' published numbers are unchanged "
+        "(in_domain_reference: false; --reference to rank against it)"
+    )
+    return (
+        f"{name}: {table.height} items, {matrix.height} responses ({n_models} models) -> "
+        f"{raw}/ and {params_file}: benchmarks.{name}; {ref}\n"
+        f"next: dvc repro   (then: git add {raw} {params_file} {accepted} dvc.lock metrics)"
+    )
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("benchmark", help="benchmarks in params.yaml (subcommand: add)")
+    bsub = p.add_subparsers(dest="benchmark_command", metavar="ACTION", required=True)
+    q = bsub.add_parser("add", help="onboard a benchmark: raw files, params entry, inputs")
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--items", type=Path, required=True, help="items file (jsonl/json/csv/parquet)")
+    q.add_argument("--responses", type=Path, help="response matrix or lm-eval samples file")
+    q.add_argument("--format", choices=("wide", "long", "lm-eval"), default="wide")
+    q.add_argument(
+        "--field-map",
+        help="TARGET=SOURCE,... for the items (targets: " + ", ".join(FIELD_TARGETS) + ")",
+    )
+    q.add_argument("--domain", default="general")
+    q.add_argument("--license", default="unknown")
+    q.add_argument("--source", default=None)
+    q.add_argument("--answer-type", default="exact")
+    q.add_argument("--model-column", default="model", help="wide: the model column")
+    q.add_argument("--n-trials", type=int, default=1, help="wide: trials behind each cell")
+    q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id")
+    q.add_argument(
+        "--reference",
+        action="store_true",
+        help="let the other benchmarks of the domain rank models against this one too "
+        "(changes their Kendall tau)",
+    )
+    q.add_argument("--params", default="params.yaml")
+
+    def _run(args: Any) -> int:
+        print(
+            add_benchmark(
+                args.name,
+                items=args.items,
+                responses=args.responses,
+                fmt=args.format,
+                field_map=parse_field_map(args.field_map),
+                domain=args.domain,
+                license=args.license,
+                source=args.source,
+                answer_type=args.answer_type,
+                model_column=args.model_column,
+                n_trials=args.n_trials,
+                item_field=args.item_field,
+                reference=args.reference,
+                params_file=args.params,
+            )
+        )
+        return 0
+
+    q.set_defaults(func=_run)
+
+
+__all__ = ["BENCHMARK_KEYS", "add_benchmark", "parse_field_map", "register"]

@@ -1,0 +1,90 @@
+"""Online calibration's pieces: the stopping rule, the panel, settings, gradability."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation.calibrate import (
+    AdaptiveRule,
+    calibration_settings,
+    decide,
+    gradable_problem,
+    select_panel,
+)
+from curation.errors import ConfigError
+from curation.irt import Calibration
+from curation.llm import PanelModel
+
+# ---- the stopping rule ----------------------------------------------------------------------
+
+
+def test_decide_rule():
+    rule = AdaptiveRule(se_accept=0.03, reject_k=2.0, max_trials=32)
+    kw = dict(target_z=0.5, tolerance=0.01, rule=rule, bound=None)
+    assert decide(z=0.8, se_z=0.1, lo=0.6, hi=1.0, trials_per_model=2, **kw) == "off-target"
+    assert decide(z=0.55, se_z=0.05, lo=0.45, hi=0.65, trials_per_model=2, **kw) is None
+    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=8, **kw) == "accepted"
+    assert decide(z=0.52, se_z=0.02, lo=0.48, hi=0.56, trials_per_model=8, **kw) == "measured"
+    assert decide(z=0.52, se_z=0.05, lo=0.42, hi=0.62, trials_per_model=32, **kw) == "budget"
+    bounded = {**kw, "bound": "all-solved"}
+    assert decide(z=0.5, se_z=0.01, lo=0.0, hi=0.6, trials_per_model=8, **bounded) is None
+    fixed = {**kw, "rule": AdaptiveRule(enabled=False, max_trials=32)}
+    assert decide(z=0.9, se_z=0.01, lo=0.88, hi=0.92, trials_per_model=8, **fixed) is None
+    assert decide(z=0.505, se_z=0.01, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "accepted"
+
+
+def test_calibration_settings_are_the_calibration_keys_of_fill():
+    s = calibration_settings({})
+    assert (s.backend, s.seed, s.panel, s.tolerance) == ("simulate", 0, None, 0.01)
+    assert s.adaptive == AdaptiveRule()
+    assert calibration_settings({"collect": {"backend": "openai"}}).backend == "openai"
+    assert calibration_settings({"fill": {"rounds": 2, "panel": ["a"]}}).panel == ("a",)
+    for bad, where in [
+        ({"adaptive": {"se": 0.1}}, "fill.adaptive.se"),
+        ({"adaptive": {"first_batch": 64}}, "fill.adaptive.first_batch"),
+        ({"backend": "local"}, "fill.backend"),
+        ({"tolerance": -1}, "fill.tolerance"),
+        ({"seed": 1.5}, "fill.seed"),
+        ({"panel": []}, "fill.panel"),
+    ]:
+        with pytest.raises(ConfigError, match=where):
+            calibration_settings({"fill": bad})
+
+
+def test_gradable_problems():
+    assert gradable_problem("42", "numeric", None) is None
+    assert "not a number" in gradable_problem("forty-two", "numeric", None)
+    assert gradable_problem("", "exact", None) == "no reference answer"
+    assert "sandbox" in gradable_problem("print(1)", "code", None)
+    assert "judge" in gradable_problem("anything", "free", None)
+    assert "options" in gradable_problem("B", "choice", None)
+    assert gradable_problem("B", "choice", ("x", "y", "z")) is None
+    assert "not one of" in gradable_problem("E", "choice", ("x", "y"))
+
+
+# ---- the calibrating panel ------------------------------------------------------------------
+
+
+def test_panel_must_be_calibrated_models():
+    cal = Calibration(
+        model="1pl",
+        abilities={"a": -1.0, "b": 0.5, "c": 1.0},
+        scale={"method": "panel", "theta_min": -1.0, "theta_max": 1.0},
+        panel=("a", "b", "c"),
+    )
+    sim = select_panel(calibration_settings({}), cal, None, benchmark="toy")
+    assert [(m.name, m.ability) for m in sim] == [("a", -1.0), ("b", 0.5), ("c", 1.0)]
+    sub = select_panel(
+        calibration_settings({"fill": {"panel": ["a", "c"]}}), cal, None, benchmark="t"
+    )
+    assert [m.name for m in sub] == ["a", "c"]
+    with pytest.raises(ConfigError, match=r"\['x'\] not in the calibration"):
+        select_panel(
+            calibration_settings({"fill": {"panel": ["a", "x"]}}), cal, None, benchmark="t"
+        )
+    real = calibration_settings({"fill": {"backend": "openai"}})
+    configured = [PanelModel(name=n, model_id=n) for n in ("a", "c", "smollm")]
+    assert [m.name for m in select_panel(real, cal, configured, benchmark="t")] == ["a", "c"]
+    others = [PanelModel(name=n, model_id=n) for n in ("smollm", "qwen")]
+    with pytest.raises(ConfigError, match="collect.enabled: true"):
+        select_panel(real, cal, others, benchmark="t")

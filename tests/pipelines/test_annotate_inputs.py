@@ -1,0 +1,36 @@
+"""Degenerate matrices: annotate says why in one line (exit 2) and writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TOY_LONG
+from tests.stage_cli import run_stage
+
+CASES = {
+    "all correct": ([(m, i, 2, 2) for m, i, _, _ in TOY_LONG], "is correct: no difficulty"),
+    "all wrong": ([(m, i, 2, 0) for m, i, _, _ in TOY_LONG], "is wrong: no difficulty"),
+    "one model": ([r for r in TOY_LONG if r[0] == "mid"], "at least 2 models; got 1"),
+    "two models, loo on": (
+        [r for r in TOY_LONG if r[0] != "mid"],
+        "add models or set annotate.loo: false",
+    ),
+    "one item": ([r for r in TOY_LONG if r[1] == "q0"], "cannot fit difficulty"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_degenerate_matrix_is_one_clear_error(toy_project: Path, case: str, capsys) -> None:
+    rows, says = CASES[case]
+    lines = ["model,item,n_trials,n_correct"] + [",".join(map(str, r)) for r in rows]
+    (toy_project / "raw" / "responses.csv").write_text("\n".join(lines) + "\n")
+    assert run_stage(["ingest"]) == 0 and run_stage(["responses"]) == 0
+    capsys.readouterr()
+    assert run_stage(["annotate"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: data/responses/toy.parquet: ") and says in err
+    assert "\n" not in err and "Traceback" not in err
+    for out in ("data/difficulty", "data/calibration", "metrics/irt", "plots/irt"):
+        assert not (toy_project / out).exists(), f"{out} written by a failed annotate"
