@@ -46,9 +46,9 @@ from typing import Any
 import numpy as np
 from scipy.special import logit
 
-from curation.irt._blas import one_blas_thread
 from curation.irt._data import Cells, log_binom_const
 from curation.irt._settings import Settings
+from curation.irt._threads import kernel_threads
 
 _ARMIJO = 1e-4
 _FULL_STEP = 1e-4  # below this step Newton is in its quadratic region: float64, no line search
@@ -410,7 +410,7 @@ def _newton_1pl(
 
 
 def fit_map_1pl_big(cells: Cells, settings: Settings) -> dict[str, Any]:
-    with one_blas_thread():  # BLAS calls are memory-bound products between the passes
+    with kernel_threads(1):  # BLAS calls are memory-bound products between the passes
         return _fit_1pl(cells, settings)
 
 
@@ -636,7 +636,7 @@ class _Cross2PL:
 
 
 def fit_map_2pl_big(cells: Cells, settings: Settings, start: Any = None) -> dict[str, Any]:
-    with one_blas_thread():
+    with kernel_threads(1):
         return _fit_2pl(cells, settings, start)
 
 
