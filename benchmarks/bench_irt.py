@@ -231,44 +231,54 @@ SCALE_SIZES = "500x5000,1000x10000,2000x20000,4000x30000"
 GIRTH_MAX_CELLS = 40_000_000
 
 
-def scale_data(n_models: int, n_items: int, seed: int) -> tuple[pl.DataFrame, np.ndarray, Any]:
-    """Binary 1PL responses, 10% missing, as a compact long frame (model-major order)."""
+def scale_data(n_models: int, n_items: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """Binary 1PL responses, 10% missing, as a compact long frame (model-major order).
+
+    Generated in row blocks (Enum names, uint8 counts), so the data's own peak memory
+    is about twice the frame (~6 bytes per cell), not cell-sized int64 index arrays.
+    """
     rng = np.random.default_rng(seed)
     theta, b = rng.normal(size=n_models), rng.normal(size=n_items)
-    y = np.empty((n_models, n_items), dtype=np.uint8)
-    for r0 in range(0, n_models, 256):
-        eta = theta[r0 : r0 + 256, None] - b[None, :]
-        y[r0 : r0 + 256] = rng.random(eta.shape) < expit(eta)
-    seen = rng.random((n_models, n_items), dtype=np.float32) >= 0.1
-    mi, ii = np.nonzero(seen)
     models = pl.Series([f"model-{j:05d}" for j in range(n_models)], dtype=pl.String)
     items = pl.Series([f"item-{j:06d}" for j in range(n_items)], dtype=pl.String)
-    df = pl.DataFrame({
-        "model": models.cast(pl.Enum(models)).gather(mi.astype(np.uint32)),
-        "item": items.cast(pl.Enum(items)).gather(ii.astype(np.uint32)),
-        "n_trials": np.ones(mi.size, dtype=np.uint8),
-        "n_correct": y[mi, ii],
-    })  # fmt: skip
-    return df, b, (y, seen)
+    models, items = models.cast(pl.Enum(models)), items.cast(pl.Enum(items))
+    frames = []
+    for r0 in range(0, n_models, 256):
+        eta = theta[r0 : r0 + 256, None] - b[None, :]
+        y = rng.random(eta.shape) < expit(eta)
+        seen = rng.random(eta.shape, dtype=np.float32) >= 0.1
+        rows, cols = np.nonzero(seen)
+        frames.append(pl.DataFrame({
+            "model": models.gather((rows + r0).astype(np.uint32)),
+            "item": items.gather(cols.astype(np.uint32)),
+            "n_trials": np.ones(rows.size, dtype=np.uint8),
+            "n_correct": y[rows, cols].astype(np.uint8),
+        }))  # fmt: skip
+    df = pl.concat(frames, rechunk=True)
+    del frames
+    return df, b
 
 
 def scale_one(n_models: int, n_items: int, method: str, seed: int) -> dict[str, Any]:
     import json
     import resource
 
-    df, b_true, (y, seen) = scale_data(n_models, n_items, seed)
+    df, b_true = scale_data(n_models, n_items, seed)
     out: dict[str, Any] = {}
     if method == "girth":
         import girth
 
-        data = girth.tag_missing_data(np.where(seen, y, 2).T.astype(int), [0, 1])
-        del df, y, seen
+        dense = np.full((n_items, n_models), 2, dtype=np.int64)  # items x models, 2 = missing
+        dense[df["item"].to_physical().to_numpy(), df["model"].to_physical().to_numpy()] = df[
+            "n_correct"
+        ].to_numpy()
+        data = girth.tag_missing_data(dense, [0, 1])
+        del df, dense
         t0 = time.perf_counter()
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             b_hat = np.asarray(girth.rasch_mml(data)["Difficulty"], dtype=float)
     else:
-        del y, seen
         t0 = time.perf_counter()
         res = fit(df, model=method)
         b_hat = res.items["b"].to_numpy()

@@ -27,8 +27,9 @@ _DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
 class Cells:
     """Aggregated responses: one entry per observed (model, item) cell, duplicates summed.
 
-    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance);
-    cells are sorted by (model, item).
+    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance, or an
+    Enum's order): int32, or an Enum column's own unsigned codes when every category
+    occurs (no cell-sized copy); cells are sorted by (model, item).
     """
 
     models: tuple[str, ...]
@@ -47,11 +48,26 @@ class Cells:
         return len(self.items)
 
     def item_stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per item: number of models answering, total correct, total trials."""
-        n_models = np.bincount(self.ii, minlength=self.n_items)
-        k = np.bincount(self.ii, weights=self.k, minlength=self.n_items)
-        n = np.bincount(self.ii, weights=self.n, minlength=self.n_items)
-        return n_models, k, n
+        """Per item: number of models answering, total correct, total trials (cached)."""
+        cached = self.__dict__.get("_item_stats")
+        if cached is None:
+            n_models = bincount(self.ii, None, self.n_items)
+            k = bincount(self.ii, self.k, self.n_items)
+            binary = self.n.size == 0 or int(self.n.max()) <= 1
+            n = n_models.astype(np.float64) if binary else bincount(self.ii, self.n, self.n_items)
+            cached = (n_models, k, n)
+            object.__setattr__(self, "_item_stats", cached)  # frozen: cache beside the fields
+        return cached
+
+    def model_trials(self) -> np.ndarray:
+        """Total trials per model (cells are sorted by model: one reduction, no scatter)."""
+        starts = np.searchsorted(self.mi, np.arange(self.n_models))
+        ends = np.append(starts[1:], self.mi.size)
+        out = np.zeros(self.n_models)
+        has = ends > starts  # every encoded model has cells; a hand-built Cells may not
+        if has.any():
+            out[has] = np.add.reduceat(self.n, starts[has], dtype=np.float64)
+        return out
 
     def drop_model(self, j: int) -> Cells:
         """The same cells without model ``j``; items left with no response are dropped."""
@@ -69,6 +85,18 @@ class Cells:
             k=self.k[keep],
             n=self.n[keep],
         )
+
+
+_CHUNK = 1 << 20  # elements per chunk of a scatter-add (the int64/float64 casts stay small)
+
+
+def bincount(idx: np.ndarray, weights: np.ndarray | None, size: int) -> np.ndarray:
+    """``np.bincount(idx, weights, minlength=size)`` in chunks (no cell-sized temporaries)."""
+    out = np.zeros(size, dtype=np.int64 if weights is None else np.float64)
+    for s in range(0, idx.size, _CHUNK):
+        w = None if weights is None else weights[s : s + _CHUNK]
+        out += np.bincount(idx[s : s + _CHUNK], weights=w, minlength=size)
+    return out
 
 
 def check_responses(responses: pl.DataFrame, *, name: str = "responses") -> pl.DataFrame:
@@ -134,17 +162,29 @@ def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
     items, ii = _codes(df.get_column("item"))
     n_i = items.len()
     k, n = _counts(df.get_column("n_correct"), df.get_column("n_trials"))
-    lin = mi.astype(np.int64) * n_i + ii
-    if lin.size > 1 and not np.all(lin[1:] > lin[:-1]):  # unsorted or duplicated cells
+    if not _strictly_sorted(mi, ii, n_i):  # unsorted or duplicated cells
+        lin = mi.astype(np.int64) * n_i + ii
         lin, inv = np.unique(lin, return_inverse=True)
         k, n = np.bincount(inv, weights=k), np.bincount(inv, weights=n)
         if k.size > _COMPACT_CELLS:
             k, n = _compact(k, n)
         mi, ii = (lin // n_i).astype(np.int32), (lin % n_i).astype(np.int32)
-    del lin
+        del lin
     return Cells(
         models=tuple(models.to_list()), items=tuple(items.to_list()), mi=mi, ii=ii, k=k, n=n
     )
+
+
+def _strictly_sorted(mi: np.ndarray, ii: np.ndarray, n_i: int) -> bool:
+    """Cells in strictly increasing (model, item) order, checked in chunks."""
+    for s in range(0, mi.size - 1, _CHUNK):
+        e = min(s + _CHUNK + 1, mi.size)
+        lin = mi[s:e].astype(np.int64)
+        lin *= n_i
+        lin += ii[s:e]
+        if not np.all(lin[1:] > lin[:-1]):
+            return False
+    return True
 
 
 def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
@@ -156,7 +196,9 @@ def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
     if isinstance(col.dtype, pl.Enum):
         phys = col.to_physical().to_numpy()
         cats = pl.Series(list(col.dtype.categories), dtype=pl.String)
-        used = np.bincount(phys, minlength=cats.len()) > 0
+        used = bincount(phys, None, cats.len()) > 0
+        if used.all():  # the physical codes as they are (uint8/16/32: no cell-sized copy)
+            return cats, phys
         remap = np.cumsum(used, dtype=np.int32) - 1
         return cats.filter(pl.Series(used)), remap[phys]
     names = col.unique(maintain_order=True).cast(pl.String)
@@ -172,7 +214,7 @@ arithmetic either way, since numpy promotes them exactly)."""
 def _compact(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     top = float(n.max())
     dtype = np.uint8 if top <= 0xFF else np.uint16 if top <= 0xFFFF else np.uint32
-    return k.astype(dtype), n.astype(dtype)
+    return k.astype(dtype, copy=False), n.astype(dtype, copy=False)
 
 
 def _counts(k: pl.Series, n: pl.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -183,9 +225,15 @@ def _counts(k: pl.Series, n: pl.Series) -> tuple[np.ndarray, np.ndarray]:
 
 def log_binom_const(k: np.ndarray, n: np.ndarray) -> float:
     """Sum of log C(n, k) over cells: the part of the binomial log-likelihood with no parameters."""
-    inner = (k > 0) & (k < n)  # log C(n, 0) = log C(n, n) = 0
-    k, n = k[inner].astype(np.float64), n[inner].astype(np.float64)
-    return float(np.sum(gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
+    total = 0.0
+    if n.size == 0 or int(n.max()) <= 1:  # binary: every term is log 1
+        return total
+    for s in range(0, k.size, _CHUNK):
+        kc, nc = k[s : s + _CHUNK], n[s : s + _CHUNK]
+        inner = (kc > 0) & (kc < nc)  # log C(n, 0) = log C(n, n) = 0
+        kk, nn = kc[inner].astype(np.float64), nc[inner].astype(np.float64)
+        total += float(np.sum(gammaln(nn + 1) - gammaln(kk + 1) - gammaln(nn - kk + 1)))
+    return total
 
 
 class Dense:

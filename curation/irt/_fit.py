@@ -73,7 +73,7 @@ def bic(loglik: float, cells: Cells, model: str) -> float:
     that it almost never wins, whatever the data.
     """
     _, _, n_item = cells.item_stats()
-    n_model = np.bincount(cells.mi, weights=cells.n, minlength=cells.n_models)
+    n_model = cells.model_trials()
     per_item = 2 if model == "2pl" else 1
     penalty = per_item * float(np.sum(np.log(n_item)))
     penalty += (cells.n_models - 1) * float(np.mean(np.log(n_model)))
@@ -87,8 +87,7 @@ def bic_classic(loglik: float, cells: Cells, model: str) -> float:
 
 
 def fit_map(cells: Cells, model: str, settings: Settings) -> MapFit:
-    mp = fit_map_1pl(cells, settings)
-    return fit_map_2pl(cells, settings, mp) if model == "2pl" else mp
+    return fit_map_2pl(cells, settings) if model == "2pl" else fit_map_1pl(cells, settings)
 
 
 def bound_labels(k: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -265,11 +265,11 @@ class _TwoPL:
 
 
 def fit_map_2pl(cells: Cells, settings: Settings, start: MapFit | None = None) -> MapFit:
-    start = start if start is not None else fit_map_1pl(cells, settings)
-    if _big(cells, settings):
+    if _big(cells, settings):  # without a start: a loose 1PL start on the same storage
         from curation.irt._map_big import fit_map_2pl_big
 
         return MapFit(**fit_map_2pl_big(cells, settings, start))
+    start = start if start is not None else fit_map_1pl(cells, settings)
     lay = make_layout(cells, settings.layout)
     model = _TwoPL(lay, settings)
     th, b, al = start.theta.copy(), start.b.copy(), np.zeros(lay.shape[1])

@@ -166,3 +166,40 @@ def test_matrix_free_fit_finds_the_same_mode_as_the_exact_one():
         # standard errors: diagonal approximation of the ability block (closer with more models)
         np.testing.assert_allclose(big.items["se"], exact.items["se"], rtol=0.1)
         assert abs(big.diagnostics["loglik"] - exact.diagnostics["loglik"]) < 1e-6
+
+
+def test_matrix_free_fit_with_bounded_items_and_enum_codes_matches_the_exact_one():
+    """All-/none-solved items (almost no curvature: float32 noise moves them most) and an
+    Enum-coded frame (codes used as they are) give the exact fit's mode on the big path."""
+    df, _ = simulate_responses(n_models=40, n_items=150, n_trials=1, seed=5)
+    models = df["model"].unique(maintain_order=True).to_list()
+    extra = pl.DataFrame(
+        {
+            "model": models * 2,
+            "item": ["easy"] * 40 + ["impossible"] * 40,
+            "n_trials": [1] * 80,
+            "n_correct": [1] * 40 + [0] * 40,
+        }
+    )
+    df = pl.concat([df, extra])
+    names = pl.Series(models)
+    items = pl.Series(df["item"].unique(maintain_order=True).to_list())
+    coded = df.with_columns(
+        pl.col("model").cast(pl.Enum(names)), pl.col("item").cast(pl.Enum(items))
+    )
+    for model in ("1pl", "2pl"):
+        exact = fit(df, model=model, layout="dense")
+        big = fit(coded, model=model, layout="chunked")
+        assert big.diagnostics["converged"]
+        assert big.items["item"].to_list() == exact.items["item"].to_list()
+        for col in ("b",) + (("a",) if model == "2pl" else ()):
+            np.testing.assert_allclose(big.items[col], exact.items[col], atol=1e-9)
+        assert abs(big.diagnostics["bic"] - exact.diagnostics["bic"]) < 1e-5
+
+
+def test_matrix_free_fit_stopped_by_max_iter_reports_it():
+    df, _ = simulate_responses(n_models=30, n_items=100, n_trials=1, seed=6)
+    for model in ("1pl", "2pl"):
+        res = fit(df, model=model, layout="chunked", max_iter=2)
+        assert not res.diagnostics["converged"] and res.diagnostics["iterations"] == 2
+        assert np.all(np.isfinite(res.items["se"].to_numpy()))
