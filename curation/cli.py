@@ -30,13 +30,13 @@ def _task_matches(task: str, names: list[str]) -> bool:
     return any(t == norm(n) or t.startswith(norm(n) + "_") for n in names)
 
 
-def _import_lm_eval(args: argparse.Namespace) -> int:
+def _import_logs(args: argparse.Namespace) -> int:
     from curation.errors import InputError
-    from curation.io.lm_eval import lm_eval_responses
     from curation.io.tables import read_table
     from curation.params import benchmark_spec
     from curation.paths import imports_dir, items_path, responses_path
     from curation.responses import write_imports
+    from curation.responses._import_logs import read_logs
 
     if not args.path or not args.benchmark or len(args.benchmark) != 1:
         raise InputError("curate responses import needs --path and exactly one --benchmark")
@@ -44,7 +44,8 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
     spec = benchmark_spec(load_params(args.params), name, params_file=args.params)
     items_file = items_path(name)
     items = read_table(items_file, produced_by=f"ingest@{name}")
-    table, read = lm_eval_responses(
+    read = read_logs(
+        args.format,
         args.path,
         benchmark=name,
         known_items=items["item"].to_list(),
@@ -54,9 +55,10 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
         filter_name=args.filter,
         item_field=args.item_field,
         threshold=args.threshold,
+        scorer=args.scorer,
     )
     tasks = [str(t) for t in spec.extra.get("lm_eval_tasks") or [name]]
-    if not args.accept_task and not _task_matches(read.task, tasks):
+    if read.task is not None and not args.accept_task and not _task_matches(read.task, tasks):
         raise InputError(
             f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
             f"{', '.join(map(repr, tasks))}; nothing imported (a renamed task: list it in "
@@ -64,13 +66,14 @@ def _import_lm_eval(args: argparse.Namespace) -> int:
             file=str(args.path),
             field="task",
         )
-    print(read.summary())
+    print(read.summary)
+    table = read.table
     current_file = responses_path(name)
     current = read_table(current_file, produced_by="") if current_file.is_file() else None
     for line in write_imports(table, name, current=current, replace_all=args.replace):
         print(f"{name}: {line}")
     print(
-        f"{name}: {table.height} responses from lm-eval logs -> {imports_dir(name)}/ "
+        f"{name}: {table.height} responses from {args.format} logs -> {imports_dir(name)}/ "
         f"(an input of the responses stage); run `dvc repro` to rebuild from it"
     )
     return 0
@@ -157,27 +160,37 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     _add_common(q)
     q.add_argument(
         "--format",
-        choices=("lm-eval",),
+        choices=("lm-eval", "inspect", "leaderboard"),
         default="lm-eval",
-        help="lm-eval: lm-evaluation-harness --log_samples files (JSONL or JSON list)",
+        help="lm-eval: lm-evaluation-harness --log_samples files (JSONL or JSON list); "
+        "inspect: inspect_ai .eval/.json logs (needs benchcurate[inspect]); leaderboard: "
+        "per-sample detail parquet files (doc_id + a metric column, e.g. Open LLM "
+        "Leaderboard details)",
     )
-    q.add_argument(
-        "--path", help="lm-eval: samples_<task>_<date>.jsonl (or JSON list) file, folder or glob"
-    )
+    q.add_argument("--path", help="a log file, a folder (searched recursively) or a glob")
     q.add_argument(
         "--model",
-        help="lm-eval: model name for every file (default: results_*.json beside the "
-        "samples, else the file's folder)",
+        help="model name for every file (default: lm-eval's results_*.json beside the "
+        "samples, else the folder; inspect's log header; leaderboard: the model column, "
+        "else the details folder)",
     )
-    q.add_argument("--metric", help="lm-eval: per-sample metric (default: acc / exact_match)")
+    q.add_argument(
+        "--metric",
+        help="lm-eval/leaderboard: per-sample metric (default: acc / exact_match ...)",
+    )
     q.add_argument("--filter", help="lm-eval: filter name when the log has several")
+    q.add_argument("--scorer", help="inspect: scorer whose value is the verdict (if several)")
     q.add_argument(
         "--threshold",
         type=float,
         default=None,
-        help="lm-eval: count a metric that is not 0/1 (f1, bleu...) as correct when >= this",
+        help="count a value that is not 0/1 (f1, bleu, inspect's P...) as correct when >= this",
     )
-    q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id (default doc_id)")
+    q.add_argument(
+        "--item-field",
+        help="lm-eval: field of `doc` with the item id (default doc_id); leaderboard: "
+        "column with the item id (default doc_id; doc.id for a field of doc)",
+    )
     q.add_argument(
         "--replace",
         action="store_true",
@@ -189,7 +202,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="import although the log's task name is not the benchmark's (a renamed task)",
     )
-    q.set_defaults(func=_import_lm_eval)
+    q.set_defaults(func=_import_logs)
 
     from curation.commands.benchmark import register as register_benchmark
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Set up .venv with the dev and Bayesian extras, then lint, type-check and run the test suite.
+# Set up .venv with the dev, Bayesian and inspect extras, then lint, type-check and run the test suite.
 # Extra arguments go to pytest. Exit code 5 (no tests collected) is a failure.
 set -euo pipefail
-source "$(dirname "$0")/_env.sh" "dev,bayes"
+source "$(dirname "$0")/_env.sh" "dev,bayes,inspect"
 # The review page is tested in a real headless Chromium (Debian's). Install it when we
 # can (root with apt, as in CI); otherwise those tests are skipped and say why.
 if ! command -v chromium >/dev/null 2>&1; then
