@@ -33,6 +33,7 @@ ITEMS_KEYS = (
     "answer_type",
     "answer_pattern",
     "metadata_fields",
+    "texts",
 )
 RESPONSES_KEYS = (
     "path",
@@ -97,6 +98,9 @@ class ItemsSpec:
     """Regex with one group that extracts the reference answer from the source text."""
     metadata_fields: list[str] | None
     """Source fields kept as metadata; None keeps every unmapped field."""
+    texts: bool = True
+    """False for a matrix-only benchmark: ``path`` is its response matrix, the items are
+    the matrix's ids (no question, no answer) and the stages that need texts skip it."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ def benchmark_spec(
         answer_type=answer_type,
         answer_pattern=_get(items_raw, "answer_pattern", iw, default=None, kind=str),
         metadata_fields=_get(items_raw, "metadata_fields", iw, default=None, kind=list),
+        texts=_get(items_raw, "texts", iw, default=True, kind=bool),
     )
     responses = None
     if entry.get("responses") is not None:
@@ -192,6 +197,11 @@ def benchmark_spec(
             n_trials=n_trials,
             source=source,
             protocol=dict(_get(rr, "protocol", rw, default={}, kind=dict)),
+        )
+    if not items.texts and (responses is None or responses.path != items.path):
+        raise ConfigError(
+            f"{iw}.texts: false (a matrix-only benchmark) takes its item ids from the response "
+            f"matrix: set {iw}.path to the same file as {where}.responses.path"
         )
     tasks = _get(entry, "lm_eval_tasks", where, default=None, kind=list)
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):

@@ -146,7 +146,7 @@ def fill_table(names: list[str]) -> str:
     rows: list[tuple[str, ...]] = []
     for name in names:
         m = _load(fill_metrics_path(name))
-        if m is None:
+        if m is None or m.get("skipped"):  # a matrix-only benchmark has no fill
             rows.append(_missing(name, header))
             continue
         meth = m["methods"]

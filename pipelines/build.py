@@ -20,6 +20,7 @@ import polars as pl
 from curation.errors import ConfigError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, require_output
+from curation.items import has_texts, write_skipped_metrics
 from curation.params import benchmark_spec
 from curation.paths import (
     DIST_ROOT,
@@ -106,6 +107,10 @@ def _subset_inputs(
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     settings = _settings(params, params_file)
+    if not has_texts(spec):
+        (dist_root(settings) / benchmark).mkdir(parents=True, exist_ok=True)
+        write_skipped_metrics("build", benchmark, build_metrics_path(benchmark))
+        return f"{benchmark}: skipped (no item texts)"
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     accepted_file = accepted_path(settings, benchmark)

@@ -23,7 +23,9 @@ from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
 from curation.fill import FillResult, afill, fill_settings, load_judge_factory
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
+from curation.items import has_texts, write_skipped_metrics
 from curation.llm import CompletionCache
+from curation.params import benchmark_spec
 from curation.paths import (
     candidates_path,
     difficulty_path,
@@ -33,8 +35,9 @@ from curation.paths import (
     items_path,
     memory_path,
 )
+from curation.plots._style import new_figure, save_png
 from curation.plots.fill import plot_fill
-from curation.schemas import validate_records
+from curation.schemas import empty_frame, validate_records
 from curation.stage_main import stage_main
 
 
@@ -75,7 +78,21 @@ def _summary(benchmark: str, result: FillResult) -> str:
     return text
 
 
+def _skip(benchmark: str) -> str:
+    """A matrix-only benchmark: no candidates, a metrics record saying why (ingest said so)."""
+    write_table(empty_frame("candidate"), candidates_path(benchmark), "candidate")
+    write_table(empty_frame("fill_memory"), memory_path(benchmark), "fill_memory")
+    fig, ax = new_figure(width=6.4, height=1.6)  # the plot is a declared output
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"{benchmark}: fill skipped, no item texts", ha="center", va="center")
+    save_png(fig, fill_plot_path(benchmark))
+    write_skipped_metrics("fill", benchmark, fill_metrics_path(benchmark))
+    return f"{benchmark}: skipped (no item texts)"
+
+
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
+    if not has_texts(benchmark_spec(params, benchmark, params_file=params_file)):
+        return _skip(benchmark)
     settings = fill_settings(params, params_file=params_file)
     setup = panel_setup(params, benchmark, params_file=params_file, settings=settings.calibration)
     llm, collect = setup.llm, setup.collect

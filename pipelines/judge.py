@@ -26,6 +26,7 @@ from curation.candidates import ORACLE, VERDICT_COLUMNS
 from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
+from curation.items import has_texts, write_skipped_metrics
 from curation.judge import JUDGED_STATUSES, Assessment, build_judge, judge_settings
 from curation.llm import Accounting
 from curation.params import benchmark_spec
@@ -35,7 +36,7 @@ from curation.paths import (
     judge_metrics_path,
     judged_path,
 )
-from curation.schemas import conform, validate_frame, validate_records
+from curation.schemas import conform, empty_frame, validate_frame, validate_records
 from curation.stage_main import stage_main
 
 
@@ -188,7 +189,10 @@ def _with_verdicts(
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    benchmark_spec(params, benchmark, params_file=params_file)
+    if not has_texts(benchmark_spec(params, benchmark, params_file=params_file)):
+        write_table(empty_frame("candidate"), judged_path(benchmark), "candidate")
+        write_skipped_metrics("judge", benchmark, judge_metrics_path(benchmark))
+        return f"{benchmark}: skipped (no item texts)"
     settings = judge_settings(params, params_file=params_file)
     df = _read_candidates(benchmark)
     out, metrics_out = judged_path(benchmark), judge_metrics_path(benchmark)
