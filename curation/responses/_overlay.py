@@ -98,7 +98,23 @@ def write_imports(
     """Write one file per model of ``table`` into the imports folder; what it changed."""
     folder = folder or imports_dir(benchmark)
     lines: list[str] = []
-    models = table.get_column("model").unique().sort().to_list()
+    # one pass each over the table and the current matrix (a leaderboard import holds
+    # thousands of models: filtering per model would be quadratic)
+    parts = {
+        str(key[0]): part.sort("item")
+        for key, part in table.partition_by("model", as_dict=True, maintain_order=True).items()
+    }
+    models = sorted(parts)
+    files: dict[str, str] = {}
+    for model in models:
+        other = files.setdefault(model_file_name(model), model)
+        if other != model:
+            raise InputError(
+                f"models {other!r} and {model!r} would share the file "
+                f"{model_file_name(model)}; rename one (--model, or in the log)",
+                file=str(folder),
+            )
+    before_of: dict[str, int] = {}
     if replace_all:
         if current is not None and current.height:
             n_models = current.get_column("model").n_unique()
@@ -106,11 +122,12 @@ def write_imports(
                 f"--replace: the whole matrix ({current.height} cells of {n_models} models) "
                 f"is replaced by this import"
             )
+    elif current is not None:
+        counts = current.filter(pl.col("model").is_in(models)).group_by("model").len()
+        before_of = dict(counts.iter_rows())
     for model in models:
-        cells = table.filter(pl.col("model") == model)
-        before = 0
-        if current is not None and not replace_all:
-            before = current.filter(pl.col("model") == model).height
+        cells = parts[model]
+        before = before_of.get(model, 0)
         if before:
             lines.append(
                 f"model {model!r} was already in the matrix: its {before} cells are replaced "
@@ -128,6 +145,5 @@ def write_imports(
             "replace the matrix configured in params.yaml\n",
         )
     for model in models:
-        cells = table.filter(pl.col("model") == model).sort("item")
-        write_table(cells, folder / model_file_name(model), "response")
+        write_table(parts[model], folder / model_file_name(model), "response")
     return lines
