@@ -80,3 +80,38 @@ def test_informativeness_and_offenders_are_named():
     assert report.offending_models[0] == "m02"
     metrics = report.metrics()
     assert metrics["n_models"] == 4 and metrics["n_items"] == 6
+
+
+def _brute_per_model(rates: np.ndarray) -> np.ndarray:
+    """Each model's reversal share over every pair it is in (weaker wins), by definition."""
+    acc = np.nanmean(rates, axis=1)
+    rev = np.zeros(rates.shape[0])
+    cmp = np.zeros(rates.shape[0])
+    for a, b in itertools.permutations(range(rates.shape[0]), 2):
+        if acc[a] < acc[b]:
+            both = ~np.isnan(rates[a]) & ~np.isnan(rates[b])
+            wins = np.sum(rates[a][both] > rates[b][both])
+            for j in (a, b):
+                rev[j] += wins
+                cmp[j] += both.sum()
+    return np.where(cmp > 0, rev / np.maximum(cmp, 1), 0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_per_model_reversals_equal_the_pairwise_definition(seed):
+    rng = np.random.default_rng(seed)
+    rates = rng.integers(0, 5, size=(12, 30)) / 4  # ties in accuracy and in cells
+    rates[rng.random(rates.shape) < 0.15] = np.nan
+    rates[3] = rates[4]  # two models of equal accuracy: never compared
+    report = check_matrix(_table(rates, trials=4), benchmark="b")
+    want = _brute_per_model(rates)
+    got = np.array([report.per_model_reversal[f"m{j:02d}"] for j in range(12)])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    # the route taken above PAIRWISE_MAX_MODELS counts exactly the same
+    from curation.responses._checks import _item_reversals, _model_reversals_pairwise
+
+    acc = np.nanmean(rates, axis=1)
+    total, per_model = _model_reversals_pairwise(rates, acc)
+    swapped_total, swapped = _item_reversals(rates.T, acc)
+    assert swapped_total == total
+    np.testing.assert_array_equal(swapped, per_model)
