@@ -138,7 +138,8 @@ def _read_one(
     model_column: str,
     metric: str | None,
     item_field: str,
-) -> tuple[pl.DataFrame, str, str]:
+) -> tuple[pl.LazyFrame, str, str]:
+    """One file's (model, item, value, file) rows, as a lazy query (only its schema is read)."""
     file = str(path)
     try:
         lazy = pl.scan_parquet(path)
@@ -167,7 +168,7 @@ def _read_one(
         item.cast(pl.String).alias("item"),
         value.cast(pl.Float64).alias("value"),
         pl.lit(file).alias("file"),
-    ).collect()
+    )
     return frame, name, source
 
 
@@ -189,7 +190,7 @@ def read_details(
     ``doc.id`` for a field of the ``doc`` struct). Each (model, item) must appear once:
     several files of the same model and doc are reruns or several tasks, and refused.
     """
-    frames: list[pl.DataFrame] = []
+    frames: list[pl.LazyFrame] = []
     metrics: set[str] = set()
     sources: set[str] = set()
     files = _files(path_or_glob)
@@ -201,7 +202,12 @@ def read_details(
         metrics.add(name)
         sources.add(source)
         metric = metric or name  # every file is read with the first file's metric
-    df = pl.concat(frames, how="vertical")
+    try:  # one query over every file: polars reads them in parallel, two columns each
+        df = pl.concat(frames, how="vertical").collect()
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(
+            f"cannot read the details ({str(exc).splitlines()[0]})", file=str(path_or_glob)
+        ) from None
     missing = df.filter(pl.col("item").is_null() | pl.col("model").is_null())
     if missing.height:
         raise InputError(
