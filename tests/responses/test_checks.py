@@ -115,3 +115,19 @@ def test_per_model_reversals_equal_the_pairwise_definition(seed):
     swapped_total, swapped = _item_reversals(rates.T, acc)
     assert swapped_total == total
     np.testing.assert_array_equal(swapped, per_model)
+
+
+def test_overview_figure_of_a_leaderboard_stays_small(tmp_path):
+    """Thousands of models get a curve, not one labelled bar each (a 500-inch figure)."""
+    import struct
+
+    from curation.plots.check import LABELLED_MODELS, plot_check_overview
+
+    rng = np.random.default_rng(0)
+    n = LABELLED_MODELS * 4
+    rates = (rng.random((n, 20)) < np.linspace(0.1, 0.9, n)[:, None]).astype(float)
+    report = check_matrix(_table(rates), benchmark="lb")
+    out = tmp_path / "check.png"
+    plot_check_overview(report, out)
+    width, height = struct.unpack(">II", out.read_bytes()[16:24])  # the PNG IHDR
+    assert height < width  # 3.4 inches tall, not 0.13 inch per model
