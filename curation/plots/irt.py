@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from curation.irt import FitResult
 
 
+LABELLED_MODELS = 120
+"""Above this many models abilities are drawn as a rug, not one labelled row per model."""
+
+
 def _title(result: FitResult, what: str) -> str:
     name = result.calibration.benchmark
     model = result.calibration.model.upper()
@@ -68,7 +72,8 @@ def plot_difficulty_vs_ability(result: FitResult, path: str | os.PathLike[str]) 
     theta = models["theta"].to_numpy()
     n_all = items.filter(pl.col("bound") == "all-solved").height
     n_none = items.filter(pl.col("bound") == "none-solved").height
-    hist_h, models_h = 2.2, 0.6 + 0.11 * len(theta)
+    many = len(theta) > LABELLED_MODELS  # a leaderboard: a rug of abilities, no labels
+    hist_h, models_h = 2.2, 0.8 if many else 0.6 + 0.11 * len(theta)
     fig, (ax_b, ax_t) = new_figure(2, 1, width=6.4, height=hist_h + models_h + 0.6)
     ax_b.get_gridspec().set_height_ratios([hist_h, models_h])
     fig.get_layout_engine().set(h_pad=0.02)
@@ -82,11 +87,16 @@ def plot_difficulty_vs_ability(result: FitResult, path: str | os.PathLike[str]) 
     ax_b.set_ylabel("items")
     ax_b.set_title(_title(result, "difficulty vs ability"))
     ax_b.legend(fontsize=7, loc="upper left")
-    y = np.arange(len(theta))
-    ax_t.plot(theta, y, "o", color=HIGHLIGHT, ms=4)
-    ax_t.set_yticks(y, [m[:32] for m in models["model"].to_list()], fontsize=6)
+    if many:
+        ax_t.plot(theta, np.zeros_like(theta), "|", color=HIGHLIGHT, ms=12, alpha=0.3)
+        ax_t.set_yticks([])
+        ax_t.set_ylabel(f"{len(theta)} models")
+    else:
+        y = np.arange(len(theta))
+        ax_t.plot(theta, y, "o", color=HIGHLIGHT, ms=4)
+        ax_t.set_yticks(y, [m[:32] for m in models["model"].to_list()], fontsize=6)
+        ax_t.set_ylabel("models")
     ax_t.set_xlim(lo, hi)
     ax_b.set_xlim(lo, hi)
     ax_t.set_xlabel("logit scale: item difficulty b / model ability θ")
-    ax_t.set_ylabel("models")
     save_png(fig, path)

@@ -121,3 +121,28 @@ def test_text_free_stages_run_and_text_stages_skip(project, capsys):
     assert "lb2" in json.dumps(mirt)
     subsets = json.loads((root / "metrics/subsets/lb.json").read_text())
     assert subsets["subsets"]
+
+
+def test_wright_map_of_a_leaderboard_stays_small(tmp_path):
+    """500 models: abilities as a rug, not one labelled row each (a 55-inch figure)."""
+    import struct
+
+    from curation.irt import fit
+    from curation.plots.irt import plot_difficulty_vs_ability
+
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=500)
+    b = np.linspace(-2, 2, 20)
+    y = rng.random((500, 20)) < 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    cells = pl.DataFrame(
+        {
+            "model": [f"m{j:03d}" for j in range(500) for _ in range(20)],
+            "item": [f"i{i:02d}" for _ in range(500) for i in range(20)],
+            "n_trials": [1] * 10_000,
+            "n_correct": y.ravel().astype(int),
+        }
+    )
+    out = tmp_path / "wright.png"
+    plot_difficulty_vs_ability(fit(cells, model="1pl"), out)
+    width, height = struct.unpack(">II", out.read_bytes()[16:24])
+    assert height < 1.5 * width
