@@ -38,8 +38,12 @@ def _import_logs(args: argparse.Namespace) -> int:
     from curation.responses import write_imports
     from curation.responses._import_logs import read_logs
 
+    if args.out is not None:
+        return _import_to_long(args)
     if not args.path or not args.benchmark or len(args.benchmark) != 1:
-        raise InputError("curate responses import needs --path and exactly one --benchmark")
+        raise InputError(
+            "curate responses import needs --path and exactly one --benchmark (or --out FILE)"
+        )
     name = args.benchmark[0]
     spec = benchmark_spec(load_params(args.params), name, params_file=args.params)
     items_file = items_path(name)
@@ -75,6 +79,36 @@ def _import_logs(args: argparse.Namespace) -> int:
     print(
         f"{name}: {table.height} responses from {args.format} logs -> {imports_dir(name)}/ "
         f"(an input of the responses stage); run `dvc repro` to rebuild from it"
+    )
+    return 0
+
+
+def _import_to_long(args: argparse.Namespace) -> int:
+    """``--out FILE``: the logs as one interchange table, for a benchmark's `responses:`."""
+    from curation.errors import InputError
+    from curation.responses._import_logs import read_cells, write_long
+
+    if not args.path:
+        raise InputError("curate responses import --out needs --path")
+    if args.benchmark or args.replace:
+        raise InputError("--out writes a file of its own: drop --benchmark/--replace")
+    cells, summary = read_cells(
+        args.format,
+        args.path,
+        model=args.model,
+        metric=args.metric,
+        filter_name=args.filter,
+        item_field=args.item_field,
+        threshold=args.threshold,
+        scorer=args.scorer,
+    )
+    write_long(cells, args.out)
+    print(summary)
+    print(
+        f"{cells.height} cells ({cells['model'].n_unique()} models x "
+        f"{cells['item'].n_unique()} items) -> {args.out}: point a benchmark's "
+        f"`responses: {{path: {args.out}, layout: long}}` at it (matrix-only: "
+        f"`items: {{texts: false, path: {args.out}}}`)"
     )
     return 0
 
@@ -190,6 +224,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--item-field",
         help="lm-eval: field of `doc` with the item id (default doc_id); leaderboard: "
         "column with the item id (default doc_id; doc.id for a field of doc)",
+    )
+    q.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the cells as one long table (model, item, n_trials, n_correct; .parquet, "
+        ".csv or .jsonl) instead of importing into a benchmark: the responses file of a new "
+        "benchmark, e.g. a leaderboard's thousands of models",
     )
     q.add_argument(
         "--replace",

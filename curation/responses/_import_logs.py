@@ -110,3 +110,65 @@ def read_logs(
         threshold=threshold,
     )
     return ImportedLogs(table, lb.summary(), None)
+
+
+def read_cells(
+    fmt: str,
+    path: str | Path,
+    *,
+    model: str | None = None,
+    metric: str | None = None,
+    filter_name: str | None = None,
+    item_field: str | None = None,
+    threshold: float | None = None,
+    scorer: str | None = None,
+) -> tuple[pl.DataFrame, str]:
+    """A format's cells in the interchange shape ``(model, item, n_trials, n_correct)``.
+
+    No benchmark is needed: this is how a leaderboard's details become the response
+    matrix of a new (matrix-only) benchmark, whose items are then the matrix's ids.
+    """
+    if fmt == "lm-eval":
+        from curation.io.lm_eval import read_lm_eval
+
+        lm = read_lm_eval(
+            path,
+            model=model,
+            metric=metric,
+            filter_name=filter_name,
+            item_field=item_field,
+            threshold=threshold,
+        )
+        return lm.cells, lm.summary()
+    if fmt == "inspect":
+        from curation.responses._inspect import read_inspect
+
+        ins = read_inspect(path, model=model, scorer=scorer, threshold=threshold)
+        return ins.cells, ins.summary()
+    if fmt == "leaderboard":
+        from curation.responses._leaderboard import read_details
+
+        lb = read_details(
+            path,
+            model=model,
+            metric=metric,
+            item_field=item_field or "doc_id",
+            threshold=threshold,
+        )
+        return lb.cells, lb.summary()
+    raise InputError(f"unknown import format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def write_long(cells: pl.DataFrame, out: Path) -> None:
+    """Write the interchange table atomically (.parquet, .csv or .jsonl by the suffix)."""
+    from curation.io.atomic import atomic_path
+
+    if out.suffix not in (".parquet", ".csv", ".jsonl"):
+        raise InputError("--out must end in .parquet, .csv or .jsonl", file=str(out))
+    with atomic_path(out) as tmp:
+        if out.suffix == ".parquet":
+            cells.write_parquet(tmp)
+        elif out.suffix == ".csv":
+            cells.write_csv(tmp)
+        else:
+            cells.write_ndjson(tmp)

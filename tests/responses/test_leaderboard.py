@@ -179,3 +179,36 @@ def test_curate_import_writes_imports_the_responses_stage_overlays(toy_project, 
     new = table.filter(pl.col("model") == "org/new-7b").sort("item")
     assert new["n_correct"].to_list() == [1, 1, 1, 0, 0, 1]
     assert table["model"].n_unique() == 4
+
+
+def test_details_to_the_interchange_table_of_a_matrix_only_benchmark(v2, tmp_path, monkeypatch):
+    """`--out`: thousands of models become one long table a new benchmark reads."""
+    import yaml
+
+    from curation.cli import main
+    from tests.conftest import TOY_PARAMS, add_imports_dir
+    from tests.stage_cli import run_stage
+
+    root, truth = v2
+    monkeypatch.chdir(tmp_path)
+    argv = ["responses", "import", "--format", "leaderboard", "--path", str(root)]
+    assert main([*argv, "--out", "raw/lb.parquet"]) == 0
+    long = pl.read_parquet(tmp_path / "raw/lb.parquet")
+    assert long.columns == ["model", "item", "n_trials", "n_correct"]
+    assert long.height == N_MODELS * N_DOCS and long["n_correct"].sum() == truth.sum()
+    params = yaml.safe_load(TOY_PARAMS)
+    params["benchmarks"] = {
+        "bbh": {
+            "domain": "leaderboard",
+            "license": "Apache-2.0",
+            "source": "Open LLM Leaderboard details (tests)",
+            "items": {"texts": False, "path": "raw/lb.parquet"},
+            "responses": {"path": "raw/lb.parquet", "layout": "long"},
+        }
+    }
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    add_imports_dir(tmp_path, "bbh")
+    assert run_stage(["ingest", "--benchmark", "bbh"]) == 0
+    assert run_stage(["responses", "--benchmark", "bbh"]) == 0
+    table = pl.read_parquet(tmp_path / "data/responses/bbh.parquet")
+    assert table["model"].n_unique() == N_MODELS and table["item"].n_unique() == N_DOCS
