@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import polars as pl
-from pydantic import Field, NonNegativeInt, PositiveInt
 
 from curation.errors import InputError
 from curation.io.atomic import atomic_path, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
+from curation.params_model import AnnotateSettings
 from curation.paths import (
     calibration_path,
     difficulty_path,
@@ -30,24 +30,8 @@ from curation.paths import (
 )
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
-from curation.settings import Section, parse_section
+from curation.settings import parse_section
 from curation.stage_main import stage_main
-
-
-class AnnotateSettings(Section):
-    """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
-
-    model: Literal["1pl", "2pl", "auto"] = "auto"
-    """1pl | 2pl | auto (choose by BIC per benchmark)."""
-    method: Literal["map", "nuts"] = "map"
-    scale: Literal["panel", "items", "logistic"] = "panel"
-    seed: NonNegativeInt = 0
-    loo: bool = True
-    """Leave-one-model-out stability of z."""
-    laplace_draws: PositiveInt = 1000
-    """Draws of b written beside a MAP fit (the gap intervals use them)."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""
 
 
 def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Atomic file writes: write to a temporary file beside the target, then rename.
 
 A stage that fails half-way must leave the previous outputs exactly as they were, so
-nothing is ever written in place.
+nothing is ever written in place. Inside :func:`all_or_nothing` (every stage runs in one,
+through ``curation.stage_main``) the renames wait until the whole block has succeeded:
+a stage that writes its tables and then fails on its metrics leaves all of them old.
 """
 
 from __future__ import annotations
@@ -11,8 +13,34 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
+
+_PENDING: ContextVar[dict[Path, Path] | None] = ContextVar("pending_writes", default=None)
+"""target -> finished temporary file, while an :func:`all_or_nothing` block runs."""
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Hold back every :func:`atomic_path` rename until the block ends without an error.
+
+    On an error the temporary files are removed and every target keeps its old content.
+    (A file written inside the block reads as its old content until the block ends.)
+    """
+    pending: dict[Path, Path] = {}
+    token = _PENDING.set(pending)
+    try:
+        yield
+    except BaseException:
+        for tmp in pending.values():
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        raise
+    finally:
+        _PENDING.reset(token)
+    for target, tmp in pending.items():
+        os.replace(tmp, target)
 
 
 def _umask() -> int:
@@ -35,7 +63,14 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
     try:
         yield tmp
-        os.replace(tmp, target)
+        pending = _PENDING.get()
+        if pending is None:
+            os.replace(tmp, target)
+        else:
+            previous = pending.pop(target, None)
+            if previous is not None:  # written twice in one block: the last one wins
+                previous.unlink(missing_ok=True)
+            pending[target] = tmp
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
