@@ -83,7 +83,7 @@ def _dotted(parts: Sequence[Any]) -> str:
     return out
 
 
-def _explain(errors: list[Mapping[str, Any]], cls: type[Section]) -> tuple[str, str]:
+def _explain(errors: Sequence[Mapping[str, Any]], cls: type[Section]) -> tuple[str, str]:
     """(key path, message) of the first problem; union members' messages are joined."""
     first = errors[0]
     loc = list(first["loc"])

@@ -43,15 +43,18 @@ def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
         spec = benchmark_spec(params, name, params_file=params_file)
         items = ingest_benchmark(spec, params_file=params_file)
         line = f"{name}: {items.height} items"
+        notes: list[str] = []
         if spec.responses is not None:
             table = import_responses(
                 spec,
                 known_items=items["item"].to_list(),
                 items_file=str(spec.items.path),
                 params_file=params_file,
+                notes=notes,
             )
             line += f", {table.height} responses from {table['model'].n_unique()} models"
         lines.append(line)
+        lines += [f"  warning: {note}" for note in notes]
     collect = params.get("collect") or {}
     difficulties = (collect.get("simulation") or {}).get("difficulties")
     if difficulties:

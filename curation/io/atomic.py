@@ -43,6 +43,17 @@ def all_or_nothing() -> Iterator[None]:
         os.replace(tmp, target)
 
 
+@contextlib.contextmanager
+def writes_now() -> Iterator[None]:
+    """Inside an :func:`all_or_nothing` block: rename at once again (for files written into
+    a staging folder that is itself moved into place, such as a dataset build)."""
+    token = _PENDING.set(None)
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

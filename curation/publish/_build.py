@@ -33,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from curation.errors import ConfigError
+from curation.io.atomic import writes_now
 from curation.plots.publish import plot_ddm_gaps, plot_difficulty_ecdf, plot_difficulty_histogram
 from curation.publish._card import (
     DEFAULT_TASKS,
@@ -54,6 +55,7 @@ from curation.publish._records import (
     original_records,
     subset_records,
 )
+from curation.publish._verify import file_hashes
 from curation.publish._version import (
     RELEASE_CANDIDATE,
     Bump,
@@ -142,6 +144,7 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
+            "files": file_hashes(self.dataset_dir),
         }
 
     def summary(self) -> str:
@@ -423,6 +426,7 @@ def _swap_into_place(tmp: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+@writes_now()  # the folder is staged and moved into place as a whole
 def build_dataset(
     inputs: BuildInputs,
     *,
