@@ -49,6 +49,12 @@ def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
             f"difficulty needs responses from at least 2 models; got {len(models)} {models}",
             file=file,
         )
+    n_items = responses.get_column("item").n_unique()
+    if n_items < 2:
+        raise InputError(
+            f"difficulty needs at least 2 items (z is placed against other items); got {n_items}",
+            file=file,
+        )
     if loo and len(models) < 3:
         raise InputError(
             f"leave-one-model-out needs at least 3 models, got {len(models)}; "
@@ -62,6 +68,17 @@ def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
             f"every one of the {trials} responses is {what}: no difficulty can be measured",
             file=file,
         )
+
+
+def _non_finite(obj: Any, path: str = "") -> list[str]:
+    """Key paths of the NaN/inf numbers inside ``obj`` (nested mappings and lists)."""
+    if isinstance(obj, float):
+        return [] if math.isfinite(obj) else [path]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in _non_finite(v, f"{path}.{k}" if path else k)]
+    if isinstance(obj, list):
+        return [p for i, v in enumerate(obj) for p in _non_finite(v, f"{path}[{i}]")]
+    return []
 
 
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
@@ -151,7 +168,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     try:  # every output is checked before the first is written: none or all of them
         json.dumps(metrics, allow_nan=False)
     except ValueError:
-        bad = sorted(k for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v))
+        bad = sorted(_non_finite(metrics))
         raise InputError(
             f"the fit produced non-finite figures {bad}; the matrix cannot be measured",
             file=str(responses_file),

@@ -34,6 +34,7 @@ import polars as pl
 
 from curation.errors import ConfigError
 from curation.io.atomic import writes_now
+from curation.io.tables import read_json
 from curation.plots.publish import plot_ddm_gaps, plot_difficulty_ecdf, plot_difficulty_histogram
 from curation.publish._card import (
     DEFAULT_TASKS,
@@ -225,7 +226,7 @@ def _provenance(inputs: BuildInputs, frames: Mapping[str, pl.DataFrame]) -> dict
 
 
 def _calibration_summary(path: Path) -> dict[str, Any]:
-    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj = read_json(path, produced_by=f"annotate@{path.stem}")
     return {
         "model": obj.get("model", "?"),
         "n_panel": len(obj.get("panel") or obj.get("abilities") or []),

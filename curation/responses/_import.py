@@ -149,7 +149,8 @@ def _wide_to_long(
     empty = pl.DataFrame(parsed).select(pl.sum_horizontal(pl.all().is_null())).to_series()
     if empty.sum():
         rows = [
-            f"row {i + 1} ({models[i]}: {int(empty[i])})" for i in empty.arg_true().to_list()[:5]
+            f"row {i + 1} ({models[i]}: {int(empty[i])})"
+            for i in (empty > 0).arg_true().to_list()[:5]
         ]
         notes.append(
             f"{int(empty.sum())} of {df.height * len(item_cols)} cells are missing "
