@@ -47,10 +47,11 @@ def guarded(
     ``annotate@gsm8k``; ``hint`` may add what to do next (how to restore outputs).
     """
     show_traceback = debug_enabled(debug)
+    caught: BaseException
     try:
         return int(step() or 0)
     except CurationError as exc:
-        message, code = str(exc), exc.exit_code
+        caught, message, code = exc, str(exc), exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -60,17 +61,19 @@ def guarded(
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except OSError as exc:
+        caught = exc
         where = f" {exc.filename}" if exc.filename else ""
         message = f"{doing()}:{where} {exc.strerror or type(exc).__name__}"
         code = INPUT_ERROR
     except Exception as exc:
+        caught = exc
         message = (
             f"{doing()}: internal error {type(exc).__name__}: {exc or '(no message)'} "
             "(a bug in benchcurate; rerun with --debug or CURATE_DEBUG=1 for the traceback)"
         )
         code = INTERNAL_ERROR
     if show_traceback:
-        traceback.print_exc()
+        traceback.print_exception(caught, file=sys.stderr)
     extra = hint() if hint is not None else None
     line = f"error: {_one_line(message)}"
     if extra:
