@@ -382,18 +382,31 @@ class ParamsFile(Section):
     """The whole params.yaml: one section per stage plus the benchmarks they run on."""
 
     benchmarks: dict[str, BenchmarkEntry] = Field(min_length=1)
+    """Benchmark name -> its items, responses and provenance; every stage runs per entry."""
     check: CheckSettings = CheckSettings()
+    """Response-matrix diagnostics (stage check)."""
     annotate: AnnotateSettings = AnnotateSettings()
+    """The IRT fit and the map to z (stage annotate)."""
     gaps: GapsSettings = GapsSettings()
+    """DDM, gaps, certificates, blind intervals (stage gaps)."""
     mirt: MirtSettings = MirtSettings()
+    """Multidimensional IRT over several benchmarks (stage mirt)."""
     subsets: SubsetsSettings = SubsetsSettings()
+    """Calibrated subsets by quantile matching (stage subsets)."""
     build: BuildSettings = BuildSettings()
+    """The versioned HF datasets (stage build)."""
     panel: PanelSettings | None = None
+    """The answering panel (collection, BenchFill calibration)."""
     collect: CollectSettings = CollectSettings()
+    """Import or collect responses (stage responses)."""
     llm: LLMSettings = LLMSettings()
+    """Client, retries and cache of every model call."""
     fill: FillSettings = FillSettings()
+    """BenchFill (stage fill)."""
     judge: JudgeSettings = JudgeSettings()
+    """The LLM judge (stage judge)."""
     review: ReviewSettings = ReviewSettings()
+    """The human review queue (curate review)."""
 
 
 def validate_params(params: Any, *, params_file: str = "params.yaml") -> ParamsFile:
@@ -416,6 +429,8 @@ def params_json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "params.schema.json",
-        "title": "benchcurate params.yaml",
+        "title": "params",
+        "description": "benchcurate params.yaml: every section, every benchmark entry. "
+        "Generated from curation/params_model.py (`curate schema --write`).",
         **{k: v for k, v in schema.items() if k != "title"},
     }

@@ -35,7 +35,13 @@ class Section(BaseModel):
     report, not a value to coerce.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        allow_inf_nan=False,
+        strict=True,
+        use_attribute_docstrings=True,  # the field docstrings become schema descriptions
+    )
 
 
 _UNION_TAG = re.compile(

@@ -8,7 +8,6 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 from __future__ import annotations
 
 import json
-import math
 import time
 from typing import Any
 
@@ -16,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json
+from curation.io.atomic import atomic_path, non_finite_paths, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
 from curation.params_model import AnnotateSettings
@@ -52,7 +51,8 @@ def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
     n_items = responses.get_column("item").n_unique()
     if n_items < 2:
         raise InputError(
-            f"difficulty needs at least 2 items (z is placed against other items); got {n_items}",
+            f"cannot fit difficulty: it needs at least 2 items (z is placed against other "
+            f"items); got {n_items}",
             file=file,
         )
     if loo and len(models) < 3:
@@ -68,17 +68,6 @@ def _require_fittable(responses: pl.DataFrame, *, file: str, loo: bool) -> None:
             f"every one of the {trials} responses is {what}: no difficulty can be measured",
             file=file,
         )
-
-
-def _non_finite(obj: Any, path: str = "") -> list[str]:
-    """Key paths of the NaN/inf numbers inside ``obj`` (nested mappings and lists)."""
-    if isinstance(obj, float):
-        return [] if math.isfinite(obj) else [path]
-    if isinstance(obj, dict):
-        return [p for k, v in obj.items() for p in _non_finite(v, f"{path}.{k}" if path else k)]
-    if isinstance(obj, list):
-        return [p for i, v in enumerate(obj) for p in _non_finite(v, f"{path}[{i}]")]
-    return []
 
 
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
@@ -168,7 +157,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     try:  # every output is checked before the first is written: none or all of them
         json.dumps(metrics, allow_nan=False)
     except ValueError:
-        bad = sorted(_non_finite(metrics))
+        bad = sorted(non_finite_paths(metrics))
         raise InputError(
             f"the fit produced non-finite figures {bad}; the matrix cannot be measured",
             file=str(responses_file),

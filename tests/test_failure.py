@@ -98,3 +98,11 @@ def test_writes_now_inside_a_block(tmp_path: Path) -> None:
         with writes_now():
             write_text(tmp_path / "staged.txt", "x")
         assert (tmp_path / "staged.txt").read_text() == "x"
+
+
+def test_metrics_json_never_holds_nan(tmp_path: Path) -> None:
+    from curation.io.atomic import write_json
+
+    with pytest.raises(ValueError, match=r"non-finite numbers at loo\.spearman\[1\]"):
+        write_json(tmp_path / "m.json", {"loo": {"spearman": [1.0, float("nan")]}})
+    assert not (tmp_path / "m.json").exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -105,6 +106,28 @@ def write_text(target: str | os.PathLike[str], text: str) -> None:
         fh.write(text)
 
 
+def non_finite_paths(obj: Any, path: str = "") -> list[str]:
+    """Key paths of the NaN/inf numbers inside ``obj`` (JSON cannot hold them)."""
+    if isinstance(obj, float):
+        return [] if math.isfinite(obj) else [path or "(top)"]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in non_finite_paths(v, f"{path}.{k}".lstrip("."))]
+    if isinstance(obj, list | tuple):
+        return [p for i, v in enumerate(obj) for p in non_finite_paths(v, f"{path}[{i}]")]
+    return []
+
+
 def write_json(target: str | os.PathLike[str], obj: Any) -> None:
-    """Atomically write ``obj`` as indented, key-sorted JSON (stable diffs for DVC metrics)."""
-    write_text(target, json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n")
+    """Atomically write ``obj`` as indented, key-sorted JSON (stable diffs for DVC metrics).
+
+    NaN/inf is refused, naming the keys, before anything is written: a figure that cannot
+    be computed belongs in the file as null with a reason beside it, never as NaN.
+    """
+    try:
+        text = json.dumps(obj, indent=2, sort_keys=True, allow_nan=False)
+    except ValueError:
+        bad = non_finite_paths(obj)
+        if not bad:
+            raise
+        raise ValueError(f"{target}: non-finite numbers at {', '.join(bad[:5])}") from None
+    write_text(target, text + "\n")

@@ -35,8 +35,13 @@ def require_output(path: Path, *, produced_by: str) -> Path:
     return path
 
 
-_TABLE_OF_STAGE = {"ingest": "item", "responses": "response", "annotate": "difficulty"}
-"""The schema of the table a stage writes (its required columns are checked on read)."""
+_KEY_COLUMNS = {
+    "ingest": ("item",),
+    "responses": ("model", "item", "n_trials", "n_correct"),
+    "annotate": ("item", "z"),
+}
+"""Columns every reader of a stage's table relies on (checked on read: another table
+copied over it is reported here, not as a crash later)."""
 
 
 def _first_line(exc: BaseException) -> str:
@@ -56,17 +61,14 @@ def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
             f"not a readable parquet table ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
             file=str(path),
         ) from None
-    schema = _TABLE_OF_STAGE.get(produced_by.split("@", 1)[0])
-    if schema is not None:
-        from curation.schemas import load_schema
-
-        missing = [c for c in load_schema(schema).get("required", []) if c not in df.columns]
-        if missing:
-            raise InputError(
-                f"not the {schema} table {produced_by} writes (no column "
-                f"{', '.join(missing[:3])}); run `dvc repro -f {produced_by}`",
-                file=str(path),
-            )
+    stage = produced_by.split("@", 1)[0]
+    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"not the table {produced_by} writes (no column {', '.join(missing)}); "
+            f"run `dvc repro -f {produced_by}`",
+            file=str(path),
+        )
     return df
 
 

@@ -145,7 +145,11 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
-            "files": file_hashes(self.dataset_dir),
+            "files": {
+                folder.name: file_hashes(folder)
+                for folder in sorted(self.dataset_dir.parent.iterdir())
+                if folder.is_dir() and not folder.name.startswith(".")
+            },
         }
 
     def summary(self) -> str:

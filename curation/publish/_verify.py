@@ -5,8 +5,8 @@ parquet can edit its hash there too. The publish gate therefore compares every f
 the build folder (``disk/`` copies and the manifest included) with a record kept
 *outside* ``dist/``:
 
-1. ``metrics/build/<b>.json`` (``files``: path -> sha256), written by the build stage
-   and committed to git, when it records this version; else
+1. ``metrics/build/<b>.json`` (``files``: build folder -> path -> sha256, for every
+   version in ``dist/<b>/`` when the build stage last ran), committed to git; else
 2. ``dvc.lock``: the build stage's ``dist/<b>`` output is a directory whose listing
    (path -> md5, every version kept) is in the DVC cache.
 
@@ -73,9 +73,9 @@ def _from_build_metrics(dataset_dir: Path, benchmark: str, version: str) -> dict
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("version") != version:
+    if not isinstance(record, dict):
         return None
-    files = record.get("files")
+    files = (record.get("files") or {}).get(dataset_dir.name)
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
 
 
@@ -117,8 +117,8 @@ def verify_build(dataset_dir: Path, *, benchmark: str, version: str) -> str:
         record, algorithm, source = _from_dvc_lock(dataset_dir), "md5", "dvc.lock"
     if record is None:
         raise PublishRefused(
-            f"refusing to publish: no record of {dataset_dir} outside dist/ (metrics/build/"
-            f"{benchmark}.json is for another version and dvc.lock does not list it); "
+            f"refusing to publish: no record of {dataset_dir} outside dist/ (neither metrics/"
+            f"build/{benchmark}.json nor dvc.lock lists it); "
             f"rebuild it with `dvc repro build@{benchmark}`"
         )
     local = file_hashes(dataset_dir, algorithm)
