@@ -10,6 +10,7 @@ responses and the calibration (:class:`curation.measure.FittedBenchmark`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,7 +25,9 @@ from curation.irt import Calibration
 from curation.measure import (
     FittedBenchmark,
     MetricIntervals,
+    PanelLinking,
     Sample,
+    link_panels,
     measure_benchmark,
     parse_target,
     render_gaps_html,
@@ -142,6 +145,36 @@ def _intervals(
     return summarize_posterior(z_draws, target=target, level=level, method=str(source))
 
 
+def _linkings(
+    name: str, fitted: dict[str, FittedBenchmark], tables: dict[str, pl.DataFrame]
+) -> tuple[PanelLinking, ...]:
+    """Linking of every other benchmark that shares items with ``name`` (panel dependence)."""
+    out = []
+    here = fitted[name]
+    for other, there in fitted.items():
+        if other == name or not set(here.items) & set(there.items):
+            continue
+        bounded = {
+            str(i)
+            for t in (tables[name], tables[other])
+            for i, bound in zip(t["item"], t["bound"], strict=True)
+            if bound is not None
+        }
+        link = link_panels(
+            dict(zip(here.items, here.b.tolist(), strict=True)),
+            dict(zip(there.items, there.b.tolist(), strict=True)),
+            to_z_a=here.calibration.to_z,
+            to_z_b=there.calibration.to_z,
+            theta_a=here.calibration.theta,
+            theta_b=there.calibration.theta,
+            names=(name, other),
+            bounded=bounded,
+        )
+        if link is not None:
+            out.append(link)
+    return tuple(out)
+
+
 def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(z), GRID, side="right") / z.size
 
@@ -154,14 +187,17 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     targets = _targets(list(cfg["targets"]), z_by)
     th = cfg["thresholds"]
     measures = []
-    for b in names:
-        fitted = FittedBenchmark.load(
+    fitted = {
+        b: FittedBenchmark.load(
             read_table(responses_path(b), produced_by=f"responses@{b}"),
             Calibration.load(calibration_path(b)),
             tables[b],
         )
+        for b in names
+    }
+    for b in names:
         # Intervals and resolution are in the fit's item order: measure z in that order too.
-        z_by[b] = fitted.z
+        z_by[b] = fitted[b].z
         m = measure_benchmark(
             z_by[b],
             name=b,
@@ -169,8 +205,8 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             model_scores=_model_scores(b),
             lipschitz=float(cfg["lipschitz"]),
             width=float(cfg["blind_width"]),
-            intervals=_intervals(cfg, b, fitted, targets[0]),
-            resolution=fitted.resolution(),
+            intervals=_intervals(cfg, b, fitted[b], targets[0]),
+            resolution=fitted[b].resolution(),
             resolution_floor=bool(cfg["resolution_floor"]),
             level=float(cfg["level"]),
             k_gaps=int(cfg["k_gaps"]),
@@ -179,7 +215,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             max_gap_threshold=float(th["max_gap"]),
             top5_threshold=float(th["top_5_sum"]),
         )
-        measures.append(m)
+        measures.append(replace(m, linkings=_linkings(b, fitted, tables)))
         plot_ecdf(z_by[b], gaps_plot_path(b, "ecdf"), target=targets[0], name=b)
         plot_gap_strip(z_by[b], gaps_plot_path(b, "strip"), k=int(cfg["k_gaps"]), name=b)
 

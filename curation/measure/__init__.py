@@ -12,6 +12,7 @@
 * :class:`FittedBenchmark` — a stored fit reloaded with its responses: resolution and
   bootstrap intervals from the annotate stage's outputs.
 * :func:`coverage_experiment` — simulated worlds with a known truth: do intervals cover?
+* :func:`link_panels` — two panels on common items: mean–sigma linking and drift of z.
 * :func:`certify`, :func:`certify_pairs` — rank certificates (Theorem 2.1).
 * :func:`blind_intervals` — where progress of width w is invisible (Theorem 2.3).
 * :func:`progress_test` — stratified randomisation test for "B is better than A";
@@ -27,6 +28,7 @@ from curation.measure._coverage import CoverageResult, World, coverage_experimen
 from curation.measure._ddm import ddm
 from curation.measure._fitted import FittedBenchmark
 from curation.measure._gaps import Gap, gaps, largest_gaps, max_gap, top_k_sum
+from curation.measure._linking import PanelLinking, link_panels
 from curation.measure._posterior import (
     Interval,
     MetricIntervals,
@@ -70,6 +72,7 @@ __all__ = [
     "Interval",
     "MetricIntervals",
     "Panel",
+    "PanelLinking",
     "PosteriorSummary",
     "ProgressResult",
     "Resolution",
@@ -87,6 +90,7 @@ __all__ = [
     "ddm",
     "gaps",
     "largest_gaps",
+    "link_panels",
     "max_gap",
     "measure_benchmark",
     "parse_target",

@@ -279,6 +279,17 @@ def _blocks(
     blocks.append(Paragraph(note + "."))
     blocks += _interval_blocks(measures)
     blocks += _resolution_blocks(measures)
+    links = tuple(f"**{m.name}**: {link.label()}" for m in measures for link in m.linkings)
+    if links:
+        blocks += [
+            Heading(2, "Panel dependence"),
+            Paragraph(
+                "Benchmarks that share items were measured by different panels; z is "
+                "anchored on each panel, so the same item gets a different z. Linking: "
+                "common-item mean–sigma on the items both fits estimated from data."
+            ),
+            Bullets(links),
+        ]
 
     blocks.append(Heading(2, "Flagged benchmarks"))
     if flagged:

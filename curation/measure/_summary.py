@@ -22,6 +22,7 @@ from curation.measure._blind import BlindInterval, blind_intervals
 from curation.measure._certify import Certificate, top_pair_certificates
 from curation.measure._ddm import ddm
 from curation.measure._gaps import Gap, largest_gaps, top_k_sum
+from curation.measure._linking import PanelLinking
 from curation.measure._posterior import Interval, MetricIntervals, summarize_posterior
 from curation.measure._resolution import Resolution
 from curation.measure._targets import TargetLike, parse_target
@@ -94,6 +95,8 @@ class BenchmarkMeasures:
     """Gaps of at least the blind width left out of ``blind``: no wider than one score step."""
     resolved_top_5_sum: float | None = None
     """Sum of the 5 widest resolved gaps (what the Top-5 flag uses when resolution is known)."""
+    linkings: tuple[PanelLinking, ...] = ()
+    """Other benchmarks sharing items with this one: linking and drift of z (panel dependence)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Free-form context the stage wants in the report (domain, source, ...)."""
 
@@ -168,6 +171,8 @@ class BenchmarkMeasures:
                 for name in ("ddm", "max_gap", "top_3_sum", "top_5_sum")
             }
             out["intervals"].update(method=p.method, n_draws=p.n_draws, target=p.target)
+        if self.linkings:
+            out["linking"] = [link.to_metrics() for link in self.linkings]
         if self.resolution is not None:
             out["resolution"] = {
                 **self.resolution.to_metrics(),
