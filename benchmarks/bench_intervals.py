@@ -1,7 +1,11 @@
 """Do the intervals of DDM and the gap metrics cover? Laplace draws vs the bootstrap.
 
-    .venv/bin/python benchmarks/bench_intervals.py [--worlds N] [--replicates R] [--seed S]
-                      [--shape ci bundled around:math-l5 fit:math-l5 ...] [--trials 1 8]
+    nice python benchmarks/bench_intervals.py [--quick] [--worlds N] [--replicates R]
+                      [--seed S] [--shape ci bundled around:math-l5 fit:math-l5 ...]
+                      [--trials 1 8] [--methods laplace bootstrap ...]
+
+``--quick``: the coverage test's shape only (12 × 150), 100 worlds, 39 replicates,
+Laplace draws (before) vs the bootstrap (after) — a few CPU-minutes.
 
 For each shape and trial count, draws ``--worlds`` simulated benchmarks with a known
 truth (``curation.measure.World``: evenly spread abilities with jitter, a block of items
@@ -12,9 +16,9 @@ z on the true panel anchors), the mean interval width and the mean error of the 
 point and of the plug-in T(ẑ).
 
 Methods: ``laplace`` (before: normal draws of each b around the mode, abilities fixed —
-what the gaps stage reported until now), ``bootstrap-plugin`` (the textbook parametric
+what the gaps stage reported before), ``bootstrap-plugin`` (the textbook parametric
 bootstrap, MAP estimates as the truth), ``bootstrap`` (after: smooth empirical-Bayes
-truth, gap metrics bias-corrected, DDM not) and the same replicates with every
+truth, the bias rule of curation.measure._bootstrap) and the same replicates with every
 (``-corrected``) or no (``-uncorrected``) metric bias-corrected.
 
 Shapes: ``ci`` is the coverage test's (12 models × 150 items); ``bundled`` the bundled
@@ -111,7 +115,13 @@ def main() -> int:
     )
     ap.add_argument("--trials", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    ap.add_argument(
+        "--quick", action="store_true", help="ci shape, 100 worlds, laplace vs bootstrap"
+    )
     args = ap.parse_args()
+    if args.quick:
+        args.worlds, args.replicates, args.shape = 100, 39, ["ci"]
+        args.methods = ["laplace", "bootstrap"]
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     for shape in args.shape:
         for trials in args.trials if shape in SHAPES else [1]:

@@ -70,8 +70,11 @@ def _expected(point: float, errors: np.ndarray, level: float) -> tuple[float, fl
     """(point, low, high) by the documented rule, computed independently."""
     tail = (1 - level) / 2
     lo, mid, hi = np.quantile(errors, [tail, 0.5, 1 - tail], method="weibull")
-    shift = mid if abs(mid) > 0.5 * np.std(errors, ddof=1) else 0.0
-    return point - shift, point - (hi - mid) - shift, point - (lo - mid) - shift
+    if abs(mid) > 2.0 * np.std(errors, ddof=1):  # a clear bias: the basic interval
+        return point - mid, point - hi, point - lo
+    # else: the plug-in, the plug-in-centred interval widened by |mid| beyond its noise
+    shift = max(abs(mid) - 1.2533 * np.std(errors, ddof=1) / np.sqrt(errors.size), 0.0)
+    return point, point - (hi - mid) - shift, point - (lo - mid) + shift
 
 
 def test_summarize_bootstrap_matches_the_scalar_metrics() -> None:
@@ -94,10 +97,20 @@ def test_summarize_bootstrap_matches_the_scalar_metrics() -> None:
 def test_the_bias_rule_corrects_only_a_bias_large_against_the_noise() -> None:
     rng = np.random.default_rng(3)
     noise = rng.standard_normal(200)
-    small = bootstrap_interval(0.3, 0.01 * noise + 0.002, bias_correct=None)  # bias 0.2 SD
-    large = bootstrap_interval(0.3, 0.01 * noise + 0.02, bias_correct=None)  # bias 2 SD
+    small = bootstrap_interval(0.3, 0.01 * noise + 0.01, bias_correct=None)  # bias 1 SD
+    large = bootstrap_interval(0.3, 0.01 * noise + 0.05, bias_correct=None)  # bias 5 SD
+    zero = bootstrap_interval(0.3, 0.01 * (noise - np.median(noise)), bias_correct=None)
     assert small.point == 0.3
-    assert large.point == pytest.approx(0.3 - 0.02 - 0.01 * np.median(noise), abs=1e-3)
+    plain = bootstrap_interval(0.3, 0.01 * noise + 0.01, bias_correct=False)
+    # A 1 SD bias is kept in the point but widens the interval on both sides ...
+    assert small.low < plain.low and small.high > plain.high
+    # ... by itself less its noise (SE of the median, 0.089 SD at R = 200).
+    width = (small.high - small.low) - (plain.high - plain.low)
+    assert width == pytest.approx(2 * (abs(np.median(0.01 * noise + 0.01)) - 0.00089), abs=2e-4)
+    # No bias: no widening.
+    flat = bootstrap_interval(0.3, 0.01 * (noise - np.median(noise)), bias_correct=False)
+    assert (zero.low, zero.high) == pytest.approx((flat.low, flat.high))
+    assert large.point == pytest.approx(0.3 - 0.05 - 0.01 * np.median(noise), abs=1e-3)
 
 
 def test_summarize_bootstrap_checks_shapes() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -97,6 +98,10 @@ def test_gaps_metrics_match_the_measure_library(ran):
     report = (root / "reports" / "gaps.md").read_text()
     assert "sim" in report and "Rank certificates" in report
     assert "parametric bootstrap" in report and "## Resolution and anchoring" in report
+    # No point outside its own interval anywhere in the report ("x [low, high]").
+    brackets = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]", report)
+    assert len(brackets) >= 4
+    assert all(float(lo) <= float(x) <= float(hi) for x, lo, hi in brackets)
     html = (root / "reports" / "gaps.html").read_text()
     assert "<script" not in html and "http" not in html.split("<body>")[1]
     assert (root / "plots" / "gaps" / "sim-ecdf.png").stat().st_size > 5000
