@@ -14,6 +14,8 @@ from curation.report.markdown import cell
 
 _BLANKS = Blanks(missing=NOT_AVAILABLE, nonfinite=NOT_AVAILABLE)
 
+MAX_GAP_FLAG = 0.10
+"""The card's Max Gap flag threshold (SPEC §2)."""
 CLIPPED_NOTE_SHARE = 0.05
 """From this share of clipped items on, the card says what the clipping means."""
 
@@ -55,6 +57,14 @@ def resolution_lines(res: dict[str, Any]) -> list[str]:
         out.append(
             f"- {percent(share_high, 0)} of items ({count(high)} of {count(total)}) sit above "
             "the panel's strongest model; stronger panel models would measure them."
+        )
+    coarsest = res.get("coarsest_step")
+    if coarsest is not None and coarsest >= MAX_GAP_FLAG:
+        out.append(
+            f"- One score step moves an item by up to {coarsest:.3f} in z, so these data "
+            f"cannot resolve gaps at the {MAX_GAP_FLAG:.2f} flag threshold there: more "
+            "trials per item (k per cell make the step about k times finer) or panel models "
+            "near that difficulty would."
         )
     out += ["", "Gaps no wider than one score step reflect this resolution, not the benchmark.", ""]
     return out

@@ -23,6 +23,20 @@ def test_card_states_resolution_clipping_and_panel_span() -> None:
     assert "**Clipped at z = 0** (easier than the weakest model, gemma-2-2b-it): 743 (56%)" in text
     assert "56% of items (743 of 1,319) sit below the panel's weakest model" in text
     assert "-2.94 to 1.48 logits (4.42) over 42 models" in text
+    assert "cannot resolve" not in text  # every step is 0.04
+
+
+def test_card_says_when_the_data_cannot_resolve_the_flag_threshold() -> None:
+    z = np.round(np.arange(0.0, 1.0 + 1e-9, 0.12), 6)
+    res = Resolution.from_steps(
+        z,
+        np.clip(z - 0.12, 0, 1),
+        np.clip(z + 0.12, 0, 1),
+        panel=Panel(-2.0, 2.0, weakest="w", strongest="s", n_models=5),
+        trials_per_cell=1,
+    )
+    text = "\n".join(resolution_lines(res.to_metrics()))
+    assert "cannot resolve gaps at the 0.10 flag threshold" in text and "more trials" in text
 
 
 def test_card_says_when_resolution_is_unavailable() -> None:
