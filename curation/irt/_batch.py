@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logit
 
 from curation.irt._map import _ARMIJO, _FULL_STEP, logistic, softplus, sum_zero_basis
+from curation.irt._numeric import logit
 from curation.irt._settings import Settings
 
 
