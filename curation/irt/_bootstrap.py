@@ -74,7 +74,7 @@ def _to_z(model: str, scale: ScaleMethod, theta: np.ndarray, b: np.ndarray, boun
         abilities={m: float(t) for m, t in zip(names, theta, strict=True)},
         scale=make_scale(scale, theta, b, bound),
         panel=names,
-        created_by="parametric bootstrap",  # skips the package-version lookup per replicate
+        created_by="parametric bootstrap",  # a throwaway calibration: says where it came from
     )
     return cal.to_z(b)
 
