@@ -68,6 +68,9 @@ class ItemsEntry(Section):
     answer_pattern: Annotated[str | None, AfterValidator(_regex_with_group)] = None
     """Regex with one group that extracts the reference answer from the source text."""
     metadata_fields: list[str] | None = None
+    texts: bool = True
+    """False for a matrix-only benchmark: ``path`` is its response matrix (the same file
+    as ``responses.path``), the items are its ids, and fill, judge and build skip it."""
 
 
 class ResponsesEntry(Section):
