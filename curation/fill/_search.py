@@ -33,9 +33,11 @@ from curation.calibrate import (
     BUDGET,
     MEASURED,
     ON_TARGET,
+    AdaptiveRule,
     Annotation,
     Child,
     Panel,
+    SimulatedWorld,
     annotate,
     annotation_lineage,
     b_of_z,
@@ -101,6 +103,8 @@ class Context:
     judge: Judge | None = None
     grading: GradingSettings | None = None
     log: Callable[[str], None] | None = None
+    world: SimulatedWorld | None = None
+    """Simulation: the world's truth (the panel answers from it; true z is scored on it)."""
     requests: int = 0
     """LLM calls made in this run (not served from the cache)."""
     cache_hits: int = 0
@@ -382,9 +386,11 @@ async def run_round(
         lineage["cost"] = _cost(rewrite, annotated.get(i))
         if ctx.simulated and rec.status in (CALIBRATED, JUDGE_REJECTED):
             parent_b = job.parent.latent_b if job.parent.latent_b is not None else job.parent.b
-            lineage["simulation"] = simulation_lineage(
-                cal, latent_of(rec.question), parent_latent_b=parent_b
-            )
+            latent = latent_of(rec.question)
+            extra: dict[str, Any] = {"parent_latent_b": parent_b}
+            if ctx.world is not None and latent is not None:
+                extra["true_z"] = ctx.world.true_z(rec.candidate, latent)
+            lineage["simulation"] = simulation_lineage(cal, latent, **extra)
         out.append(rec.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False)))
     return out
 
@@ -409,18 +415,53 @@ def _absorb(track: Track, candidates: Sequence[Candidate]) -> None:
             )
 
 
+def _se_z(c: Candidate) -> float:
+    se = c.lineage_dict().get("se_z")
+    return float(se) if se is not None else float("inf")
+
+
+def expected_sq_dev(c: Candidate, target_z: float) -> float:
+    """E[(z_true − z*)²] ≈ (ẑ − z*)² + SE(z)²: the estimate's distance *and* its noise.
+
+    Choosing by the estimate alone favours the noisiest children (the one whose error
+    happened to land it on z*: a winner's curse); this criterion prefers a child known
+    to be close over one that only looks closest.
+    """
+    return (float(c.z) - target_z) ** 2 + _se_z(c) ** 2  # type: ignore[arg-type]
+
+
 def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None:
-    """The calibrated candidate closest to ``target_z`` (ties: smaller SE, then id).
+    """The calibrated candidate with the smallest expected squared deviation from
+    ``target_z`` (:func:`expected_sq_dev`; ties: id); on-target children first.
 
     Children whose collection ended without a decision on precision ("stopped" by a
     sibling on target, or "off-target" after a batch or two) are considered only if no
     other child was calibrated: their z is too uncertain to compete.
     """
     calibrated = [c for c in candidates if c.status == CALIBRATED and c.z is not None]
-    pool = [c for c in calibrated if _outcome(c) in _SELECTABLE] or calibrated
+    pool = (
+        [c for c in calibrated if _outcome(c) == ON_TARGET]
+        or [c for c in calibrated if _outcome(c) in _SELECTABLE]
+        or calibrated
+    )
     if not pool:
         return None
-    return min(pool, key=lambda c: (abs(c.z - target_z), c.se, c.candidate))  # type: ignore[operator]
+    return min(pool, key=lambda c: (expected_sq_dev(c, target_z), c.candidate))
+
+
+def _settled(c: Candidate, target_z: float, tolerance: float) -> bool:
+    """On target, or within tolerance with the whole trial budget spent: another round
+    cannot measure a child more precisely, so it would only add noisy look-alikes."""
+    outcome = _outcome(c)
+    if outcome == ON_TARGET:
+        return True
+    lineage = c.lineage_dict()
+    return (
+        outcome == BUDGET
+        and lineage.get("bound") is None
+        and c.z is not None
+        and abs(c.z - target_z) <= tolerance
+    )
 
 
 async def _search_target(
@@ -459,9 +500,11 @@ async def _search_target(
             + (f", best z {best_now.z:.4f}" if best_now else "")
             + (" (journal)" if rec is not None else "")
         )
-        if stop_on_target and any(_outcome(c) == ON_TARGET for c in cands):
+        if stop_on_target and any(_settled(c, target.z, ctx.settings.tolerance) for c in cands):
             break
     best = select(here, target.z)
+    if best is not None and best.method != ORACLE and ctx.settings.confirm_trials > 0:
+        best = await confirm(ctx, best, target)
     if ctx.journal.insertion(method, insertion) is None:
         ctx.journal.record_insertion(
             method,
@@ -479,10 +522,87 @@ async def _search_target(
             selected=True,
             status_reason=f"inserted for target {target.z:.4f}; {best.status_reason}",
         )
-        at = next(i for i, c in enumerate(track.candidates) if c is best)
+        at = next(i for i, c in enumerate(track.candidates) if c.candidate == best.candidate)
         track.candidates[at] = chosen
         track.inserted.append(chosen)
         track.z_now.append(float(chosen.z))  # type: ignore[arg-type]
+
+
+async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
+    """Re-measure the selected child with ``confirm_trials`` fresh trials per model.
+
+    The search picks the child whose estimate looks closest to z*, so that estimate is
+    biased towards z* (a winner's curse). The confirmation asks for sample indices the
+    search never used (from ``adaptive.max_trials`` on), so its estimate is independent
+    of the selection; it becomes the record's b, SE, z and counts (what every later
+    stage reads), and the selection's measurement moves to ``lineage.selection``.
+    """
+    s = ctx.settings
+    lineage = best.lineage_dict()
+    choices = lineage.get("choices")
+    child = Child(
+        best.candidate,
+        best.question,
+        best.answer or "",
+        best.answer_type,
+        tuple(choices) if choices else None,
+    )
+    rule = AdaptiveRule(
+        enabled=False,
+        first_batch=s.confirm_trials,
+        batch=s.confirm_trials,
+        max_trials=s.confirm_trials,
+    )
+    notes = await annotate(
+        [child],
+        ctx.panel,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        rule=rule,
+        stop_on_target=False,
+        on_result=ctx.count,
+        first_sample=s.adaptive.max_trials,
+    )
+    a = notes[child.item]
+    if a.z is None:  # no graded answer: keep the selection's measurement
+        return best
+    cost = a.cost()
+    lineage["selection"] = {
+        "b": best.b,
+        "se": best.se,
+        "z": best.z,
+        "z_low": best.z_low,
+        "z_high": best.z_high,
+        "se_z": lineage.get("se_z"),
+        "decision": lineage.get("decision"),
+        "n_trials": best.n_trials,
+        "n_correct": best.n_correct,
+        "panel": best.panel,
+        "status_reason": best.status_reason,
+    }
+    lineage["confirmation"] = {
+        "trials_per_model": s.confirm_trials,
+        "first_sample": s.adaptive.max_trials,
+        "se_z": a.se_z,
+        "bound": a.bound,
+        "cost": cost,
+    }
+    lineage["se_z"], lineage["bound"] = a.se_z, a.bound
+    spent = dict(lineage.get("cost") or {})
+    for k, v in cost.items():
+        spent[k] = int(spent.get(k, 0)) + v
+    spent["tokens"] = int(spent.get("tokens", 0)) + (
+        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
+    )
+    lineage["cost"] = spent
+    confirmed = record_measurement(
+        best,
+        a,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        reason_prefix="confirmed with fresh trials: ",
+    )
+    return confirmed.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))
 
 
 async def run_benchfill(ctx: Context, track: Track) -> None:
@@ -589,6 +709,7 @@ def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
             lineage=json.dumps(
                 {
                     "kind": "oracle",
+                    "simulation": {"true_z": target.z} if ctx.world is not None else None,
                     "insertion": i,
                     "gap": [target.gap.z_left, target.gap.z_right] if target.gap else None,
                     "cost": _cost(None, None),
