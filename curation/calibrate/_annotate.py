@@ -241,7 +241,8 @@ def _frame(children: Sequence[Child]) -> pl.DataFrame:
     )
 
 
-def _calibrate(notes: Sequence[Annotation], calibration: Calibration) -> None:
+def calibrate_annotations(notes: Sequence[Annotation], calibration: Calibration) -> None:
+    """Fit b, SE and z of each annotation from its counts (abilities fixed), in place."""
     rows = [(m, a.item, n, k) for a in notes for m, (k, n) in a.counts.items() if n > 0]
     if not rows:
         return
@@ -368,7 +369,7 @@ async def annotate(
         for a in active:
             a.trials_per_model = upto
             a.batches += 1
-        _calibrate(active, panel.calibration)
+        calibrate_annotations(active, panel.calibration)
         on_target = False
         still: list[Child] = []
         for c in open_:

@@ -10,8 +10,11 @@ noise. A :class:`SimulatedWorld` (seeded) is drawn *around* the fit instead:
 * every new item has a true discrimination a_i = exp(N(0, a_sd²)) — the panel answers
   by a **2PL** while calibration stays 1PL;
 * a model × item effect δ_ji ~ N(0, interaction_sd²) on the logit;
-* original items' true difficulty b_i = b̂_i + N(0, b_sd²) (what a rewrite of them
-  starts from).
+* original items' true difficulty b_i = T(b̂_i) + N(0, b_sd²) (what a rewrite of them
+  starts from), T the translation of a calibration-frame b into the true panel's
+  frame: the b with the same expected panel score, Σ_j σ(θ_j − T(b)) = Σ_j σ(θ̂_j − b).
+  (In a joint fit the items' errors follow the abilities' errors; T keeps that, so
+  the world's ability noise does not by itself move every new item off its gap.)
 
 P(model j solves item i) = σ(a_i (θ_j − b_i) + δ_ji), b_i the item's latent location
 (a simulated child states it in its header). Its **true z** is its *1PL-equivalent*
@@ -86,14 +89,37 @@ class SimulatedWorld:
         }
         self._theta = np.array([self.theta[m] for m in names])
         self.models = tuple(names)
+        self._theta_hat = np.array([float(calibration.abilities[m]) for m in names])
+        items = list(fitted_b)
+        self.translated = dict(
+            zip(items, self.translate(np.array([fitted_b[i] for i in items])), strict=True)
+        )
+        """Original items: their fitted b in the true panel's frame (no estimation error)."""
         self.b = {
-            item: float(b) + settings.b_sd * _n("b", seed, item) for item, b in fitted_b.items()
+            item: float(self.translated[item]) + settings.b_sd * _n("b", seed, item)
+            for item in items
         }
         blob = json.dumps(
             {"seed": seed, "settings": asdict(settings), "theta": sorted(self.theta.items())},
             sort_keys=True,
         )
         self.fingerprint = hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def translate(self, b: np.ndarray) -> np.ndarray:
+        """T(b): Σ_j σ(θ_j − T(b)) = Σ_j σ(θ̂_j − b) (bisection, vectorised)."""
+        b = np.asarray(b, dtype=np.float64)
+        if b.size == 0:
+            return b
+        score = (1.0 / (1.0 + np.exp(-(self._theta_hat[None, :] - b[:, None])))).sum(axis=1)
+        lo = np.full(b.shape, -60.0)
+        hi = np.full(b.shape, 60.0)
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            s = (1.0 / (1.0 + np.exp(-(self._theta[None, :] - mid[:, None])))).sum(axis=1)
+            above = s > score  # too easy: the difficulty is higher
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+        return (lo + hi) / 2
 
     def a(self, item: str) -> float:
         """The item's true discrimination."""
@@ -127,6 +153,10 @@ class SimulatedWorld:
             return float((1.0 / (1.0 + np.exp(-(self._theta - x)))).sum()) - target
 
         return float(brentq(gap, -60.0, 60.0, xtol=1e-10))
+
+    def axis_z(self, b: float) -> float:
+        """A calibration-frame b (e.g. a target's) in the true frame, on the map: T then z."""
+        return self.z_of(float(self.translate(np.array([b]))[0]))
 
     def true_b(self, item: str, default: float) -> float:
         """An original item's true b (``default`` for an item the world does not list)."""

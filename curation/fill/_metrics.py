@@ -42,6 +42,13 @@ def true_z(c: Candidate) -> float | None:
     return None if value is None else float(value)
 
 
+def _true_target(c: Candidate) -> float:
+    """The target in the true frame (the calibration's z* translated), else z*."""
+    sim = c.lineage_dict().get("simulation") or {}
+    value = sim.get("true_target_z")
+    return float(c.target_z if value is None else value)
+
+
 def _se_z(c: Candidate) -> float | None:
     value = c.lineage_dict().get("se_z")
     if value is None and c.se == 0.0:
@@ -62,11 +69,14 @@ def method_metrics(
     rounds: Sequence[int],
     fixed_budget: int,
     tolerance: float,
+    z_axis_before: np.ndarray | None = None,
     z_world_before: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Gap reduction, closeness to target and cost of one method (module docstring).
 
-    ``z_world_before`` (simulation): the benchmark's items at their true z.
+    Simulation: ``z_axis_before``, the benchmark's items at their calibrated b in the
+    true panel's frame (their estimates, no estimation error added); ``z_world_before``,
+    at their true z.
     """
     z_after = np.concatenate([z_before, [_z(c) for c in inserted]])
     devs = [abs(_z(c) - float(c.target_z)) for c in inserted]
@@ -81,7 +91,7 @@ def method_metrics(
     truths = [true_z(c) for c in inserted]
     complete = z_world_before is not None and all(t is not None for t in truths)
     true_zs = [float(t) for t in truths if t is not None]
-    true_devs = [abs(t - float(c.target_z)) for c, t in zip(inserted, true_zs, strict=False)]
+    true_devs = [abs(t - _true_target(c)) for c, t in zip(inserted, true_zs, strict=False)]
     cost: Counter[str] = Counter()
     for c in candidates:
         cost.update(c.lineage_dict().get("cost") or {})
@@ -110,7 +120,9 @@ def method_metrics(
         "n_on_target": int(on_target),
         "max_target_dev": _r(max(devs)) if devs else None,
         "true_target_dev": _r(float(np.mean(true_devs))) if complete and inserted else None,
-        "true_top_3_reduction_pct": _r(_pct(z_before, true_zs), 4) if complete else None,
+        "true_top_3_reduction_pct": _r(_pct(z_axis_before, true_zs), 4)  # type: ignore[arg-type]
+        if complete and z_axis_before is not None
+        else None,
         "world_top_3_reduction_pct": _r(_pct(z_world_before, true_zs), 4)  # type: ignore[arg-type]
         if complete
         else None,

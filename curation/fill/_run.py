@@ -180,10 +180,11 @@ async def afill(
         if settings.backend == "simulate"
         else None
     )
-    z_world = None
+    z_world = z_axis = None
     if world is not None:  # a rewrite starts from the original's true b, not its fit
         seed = [dataclasses.replace(e, latent_b=world.true_b(e.item, e.b)) for e in seed]
         z_world = calibration.to_z(np.array([float(e.latent_b) for e in seed]))  # type: ignore[arg-type]
+        z_axis = calibration.to_z(np.array([world.translated[e.item] for e in seed]))
     fp = fingerprint(
         benchmark=benchmark,
         settings=settings,
@@ -252,6 +253,7 @@ async def afill(
             rounds=track.rounds,
             fixed_budget=fixed,
             tolerance=settings.tolerance,
+            z_axis_before=z_axis,
             z_world_before=z_world,
         )
     source = ctx.source

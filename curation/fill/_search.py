@@ -41,6 +41,7 @@ from curation.calibrate import (
     annotate,
     annotation_lineage,
     b_of_z,
+    calibrate_annotations,
     gradable_problem,
     latent_of,
     record_measurement,
@@ -390,6 +391,7 @@ async def run_round(
             extra: dict[str, Any] = {"parent_latent_b": parent_b}
             if ctx.world is not None and latent is not None:
                 extra["true_z"] = ctx.world.true_z(rec.candidate, latent)
+                extra["true_target_z"] = ctx.world.axis_z(target_b)
             lineage["simulation"] = simulation_lineage(cal, latent, **extra)
         out.append(rec.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False)))
     return out
@@ -525,7 +527,19 @@ async def _search_target(
         at = next(i for i, c in enumerate(track.candidates) if c.candidate == best.candidate)
         track.candidates[at] = chosen
         track.inserted.append(chosen)
-        track.z_now.append(float(chosen.z))  # type: ignore[arg-type]
+        track.z_now.append(search_z(chosen))
+
+
+def search_z(c: Candidate) -> float:
+    """The z the search plans its next target with: search and confirmation trials pooled.
+
+    The confirmation alone is what is *reported* (independent of the selection), but
+    with a few fresh trials it is noisy, and a noisy z for a filled gap makes the next
+    target fall in the same gap again. Pooling all trials is the most precise estimate;
+    its small selection bias only steers the search, never a reported figure.
+    """
+    pooled = (c.lineage_dict().get("pooled") or {}).get("z")
+    return float(pooled if pooled is not None else c.z)  # type: ignore[arg-type]
 
 
 async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
@@ -580,6 +594,16 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         "panel": best.panel,
         "status_reason": best.status_reason,
     }
+    pooled = Annotation(
+        child.item,
+        {
+            m: [k + a.counts[m][0], n + a.counts[m][1]]
+            for m, (k, n) in json.loads(best.panel or "{}").items()
+            if m in a.counts
+        },
+    )
+    calibrate_annotations([pooled], ctx.panel.calibration)
+    lineage["pooled"] = {"z": pooled.z, "se_z": pooled.se_z}
     lineage["confirmation"] = {
         "trials_per_model": s.confirm_trials,
         "first_sample": s.adaptive.max_trials,
@@ -709,7 +733,10 @@ def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
             lineage=json.dumps(
                 {
                     "kind": "oracle",
-                    "simulation": {"true_z": target.z} if ctx.world is not None else None,
+                    "simulation": {"true_z": t_true, "true_target_z": t_true}
+                    if (t_true := ctx.world.axis_z(b) if ctx.world is not None else None)
+                    is not None
+                    else None,
                     "insertion": i,
                     "gap": [target.gap.z_left, target.gap.z_right] if target.gap else None,
                     "cost": _cost(None, None),
