@@ -505,15 +505,20 @@ async def _search_target(
         if stop_on_target and any(_settled(c, target.z, ctx.settings.tolerance) for c in cands):
             break
     best = select(here, target.z)
+    done = ctx.journal.insertion(method, insertion)
     if best is not None and best.method != ORACLE and ctx.settings.confirm_trials > 0:
-        best = await confirm(ctx, best, target)
-    if ctx.journal.insertion(method, insertion) is None:
+        if done is not None and done.get("confirmed") is not None:  # replayed
+            best = Candidate.from_row(done["confirmed"])
+        else:
+            best = await confirm(ctx, best, target)
+    if done is None:
         ctx.journal.record_insertion(
             method,
             insertion,
             target_z=target.z,
             selected=best.candidate if best else None,
             rounds=round_,
+            confirmed=best.to_row() if best is not None and ctx.settings.confirm_trials else None,
         )
     track.calls.append(len(here))
     track.rounds.append(round_)
