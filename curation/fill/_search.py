@@ -422,14 +422,37 @@ def _se_z(c: Candidate) -> float:
     return float(se) if se is not None else float("inf")
 
 
-def expected_sq_dev(c: Candidate, target_z: float) -> float:
-    """E[(z_true − z*)²] ≈ (ẑ − z*)² + SE(z)²: the estimate's distance *and* its noise.
+def expected_sq_dev(
+    c: Candidate, target_z: float, prior: tuple[float, float] | None = None
+) -> float:
+    """E[(z_true − z*)²] given the estimate ẑ ± SE(z): (posterior mean − z*)² + posterior var.
 
-    Choosing by the estimate alone favours the noisiest children (the one whose error
-    happened to land it on z*: a winner's curse); this criterion prefers a child known
-    to be close over one that only looks closest.
+    With ``prior`` = (μ, τ²), the spread of the true z among the target's children
+    (empirical Bayes), the posterior shrinks ẑ towards μ by τ²/(τ² + SE²); without it,
+    (ẑ − z*)² + SE². Choosing by the estimate alone favours the children whose error
+    happened to land them on z* (a winner's curse); this criterion prefers a child
+    known to be close over one that only looks closest.
     """
-    return (float(c.z) - target_z) ** 2 + _se_z(c) ** 2  # type: ignore[arg-type]
+    z, se = float(c.z), _se_z(c)  # type: ignore[arg-type]
+    if prior is None or not np.isfinite(se):
+        return (z - target_z) ** 2 + se**2
+    mu, tau2 = prior
+    w = tau2 / (tau2 + se**2)
+    post = mu + w * (z - mu)
+    return (post - target_z) ** 2 + w * se**2
+
+
+def _prior(pool: Sequence[Candidate]) -> tuple[float, float] | None:
+    """(μ, τ²) of the children's true z: mean and variance of the estimates less the
+    mean sampling variance (method of moments); None with fewer than 4 children."""
+    z = np.array([float(c.z) for c in pool])  # type: ignore[arg-type]
+    se = np.array([_se_z(c) for c in pool])
+    ok = np.isfinite(se)
+    if ok.sum() < 4:
+        return None
+    z, se = z[ok], se[ok]
+    tau2 = max(float(z.var(ddof=1) - np.mean(se**2)), float(np.mean(se**2)) / 4, 1e-8)
+    return float(z.mean()), tau2
 
 
 def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None:
@@ -448,7 +471,8 @@ def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None
     )
     if not pool:
         return None
-    return min(pool, key=lambda c: (expected_sq_dev(c, target_z), c.candidate))
+    prior = _prior(calibrated)
+    return min(pool, key=lambda c: (expected_sq_dev(c, target_z, prior), c.candidate))
 
 
 def _settled(c: Candidate, target_z: float, tolerance: float) -> bool:
