@@ -92,6 +92,11 @@ def method_metrics(
     complete = z_world_before is not None and all(t is not None for t in truths)
     true_zs = [float(t) for t in truths if t is not None]
     true_devs = [abs(t - _true_target(c)) for c, t in zip(inserted, true_zs, strict=False)]
+    sel_devs = [
+        abs(float(z) - float(c.target_z))
+        for z, c in zip(sel, inserted, strict=True)
+        if z is not None
+    ]
     cost: Counter[str] = Counter()
     for c in candidates:
         cost.update(c.lineage_dict().get("cost") or {})
@@ -108,19 +113,11 @@ def method_metrics(
         "target_dev_se": _r(float(np.sqrt(np.sum(np.square(known)))) / len(known))
         if known and len(known) == n_ins
         else None,
-        "selection_target_dev": _r(
-            float(
-                np.mean(
-                    [abs(float(z) - float(c.target_z)) for z, c in zip(sel, inserted, strict=True)]
-                )
-            )
-        )
-        if inserted
-        else None,
+        "selection_target_dev": _r(float(np.mean(sel_devs))) if sel_devs else None,
         "n_on_target": int(on_target),
         "max_target_dev": _r(max(devs)) if devs else None,
         "true_target_dev": _r(float(np.mean(true_devs))) if complete and inserted else None,
-        "true_top_3_reduction_pct": _r(_pct(z_axis_before, true_zs), 4)  # type: ignore[arg-type]
+        "true_top_3_reduction_pct": _r(_pct(z_axis_before, true_zs), 4)
         if complete and z_axis_before is not None
         else None,
         "world_top_3_reduction_pct": _r(_pct(z_world_before, true_zs), 4)  # type: ignore[arg-type]
