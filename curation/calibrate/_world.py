@@ -187,7 +187,13 @@ class WorldBackend(SimulatedBackend):
         super().__init__(benchmark=benchmark, truths={}, abilities=world.theta, seed=seed)
         self.world = world
         self._namespace = f"{self._namespace}:world:{world.fingerprint}"
+        self._p: dict[tuple[str, str, float], float] = {}
 
     def p_correct(self, model: str, item: str) -> float:
-        """σ(a_i (θ_j − b_i) + δ_ji)."""
-        return 1.0 / (1.0 + math.exp(-self.world.logit(model, item, self.difficulties[item])))
+        """σ(a_i (θ_j − b_i) + δ_ji) (memoised: every trial of a cell draws from it)."""
+        key = (model, item, self.difficulties[item])
+        p = self._p.get(key)
+        if p is None:
+            p = 1.0 / (1.0 + math.exp(-self.world.logit(model, item, key[2])))
+            self._p[key] = p
+        return p

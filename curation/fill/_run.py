@@ -35,6 +35,7 @@ from curation.fill._search import (
     run_baseline,
     run_benchfill,
     run_oracle,
+    seed_index,
 )
 from curation.fill._simulate import SimulatedRewriter
 from curation.fill._targets import n_targets
@@ -228,13 +229,14 @@ async def afill(
             world=world,
         )
         threshold = settings.duplicate_similarity
-        tracks: dict[str, Track] = {BENCHFILL: new_track(BENCHFILL, seed, threshold)}
+        index = seed_index(seed, threshold)
+        tracks: dict[str, Track] = {BENCHFILL: new_track(BENCHFILL, seed, threshold, index)}
         await run_benchfill(ctx, tracks[BENCHFILL])
         if settings.baseline:
-            tracks[BASELINE] = new_track(BASELINE, seed, threshold)
+            tracks[BASELINE] = new_track(BASELINE, seed, threshold, index)
             await run_baseline(ctx, tracks[BASELINE], tracks[BENCHFILL].calls)
         if settings.oracle:
-            tracks[ORACLE] = new_track(ORACLE, seed, threshold)
+            tracks[ORACLE] = new_track(ORACLE, seed, threshold, index)
             answer_type = items["answer_type"].mode().sort()[0]
             run_oracle(ctx, tracks[ORACLE], answer_type)
     finally:

@@ -161,11 +161,23 @@ class Job:
     references: tuple[MemoryEntry, ...] = ()
 
 
-def new_track(method: Method, seed: Sequence[MemoryEntry], threshold: float) -> Track:
-    memory = Memory(seed)
+def seed_index(seed: Sequence[MemoryEntry], threshold: float) -> DuplicateIndex:
+    """The near-duplicate index of the benchmark's own items (built once per run)."""
     dups = DuplicateIndex(threshold)
     for e in seed:
         dups.add(e.item, e.question, e.answer, e.answer_type, e.choices)
+    return dups
+
+
+def new_track(
+    method: Method,
+    seed: Sequence[MemoryEntry],
+    threshold: float,
+    index: DuplicateIndex | None = None,
+) -> Track:
+    """A method's fresh state; ``index`` (from :func:`seed_index`) is copied, not shared."""
+    memory = Memory(seed)
+    dups = index.copy() if index is not None else seed_index(seed, threshold)
     z = np.array([e.z for e in seed], dtype=np.float64)
     return Track(method, memory, dups, z, list(z))
 

@@ -293,7 +293,9 @@ def render_card(ctx: CardContext) -> str:
     else:
         add(
             "Every added item was generated to fill a gap and accepted by a human reviewer; its "
-            "z comes from online calibration on the same scale."
+            "z is an estimated z (never a simulation's truth: simulated items are not "
+            "published), from online calibration on the same scale; for a BenchFill item, "
+            "the confirmation estimate from fresh panel trials after it was selected."
         )
         add("")
         out += table(
