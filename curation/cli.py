@@ -140,12 +140,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``publish``'s options come from curation.publish, which imports polars and the Hub
     client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
     """
-    parser = argparse.ArgumentParser(
-        prog="curate",
-        description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
-        "are DVC stages (pipelines/<stage>.py): `dvc repro` runs them all, "
-        "`dvc repro -s annotate@gsm8k` one of them.",
-    )
+    parser = argparse.ArgumentParser(prog="curate")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
@@ -257,15 +252,25 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="print the per-benchmark figures of the last run")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_summary)
-    return parser
+    from curation.commands.help import document
+
+    return document(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        _flush_stdout()  # --help's SystemExit too: its page is still in the buffer
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(argv)
     args: Any = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
+        return code
     except CurationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -273,10 +278,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # stdout closed early (`curate review stats | head`): not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return 0
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """stdout was closed early (`curate review stats | head -1`): not an error. Point it
+    at /dev/null so the interpreter's own flush at exit has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":
