@@ -37,7 +37,7 @@ def plot_check_overview(
     fig.get_layout_engine().set(wspace=0.04)
     success = np.array([r for r in report.item_success.values()])
     bins = np.linspace(0, 1, 21)
-    left.hist(success, bins=bins, color=PALETTE[0], edgecolor="white")
+    counts, _, _ = left.hist(success, bins=bins, color=PALETTE[0], edgecolor="white")
     left.set_xlabel("item success rate across models")
     left.set_ylabel("items")
     left.set_title(
@@ -47,17 +47,23 @@ def plot_check_overview(
             0.4 * _WIDTH,
         )
     )
-    for edge, n in ((0.0, len(report.none_solved)), (1.0, len(report.all_solved))):
+    # Above the edge bins (which hold them), so the count never sits on a bar.
+    for edge, top, n, what in (
+        (0.025, counts[0], len(report.none_solved), "none-solved"),
+        (0.975, counts[-1], len(report.all_solved), "all-solved"),
+    ):
         if n:
             left.annotate(
-                f"{n}",
-                (edge, 0),
-                xytext=(0, 4),
+                f"{n} {what}",
+                (edge, top),
+                xytext=(0, 3),
                 textcoords="offset points",
-                ha="center",
+                ha="left" if edge < 0.5 else "right",
+                va="bottom",
                 color=HIGHLIGHT,
                 fontsize=8,
             )
+    left.set_ylim(0, 1.12 * max(float(counts.max()), 1.0))
     if height > 5:  # a tall panel: keep the histogram a readable shape at the top
         left.set_anchor("N")
         left.set_box_aspect(0.8)

@@ -374,6 +374,7 @@ def usage_section(ctx: CardContext) -> list[str]:
     ]
     if ctx.repo_id is None:
         lines[-1:] = [
+            "",
             f"(`{PLACEHOLDER_REPO}`: set `build.repo_id` in params.yaml, or publish once with "
             "`curate publish --repo-id`, and rebuild.)",
             "",
