@@ -80,14 +80,17 @@ class PlotSettings(Section):
     """``plots:`` in params.yaml — how figures are written."""
 
     format: tuple[Literal["png", "svg", "pdf"], ...] = Field(default=("png", "svg"), min_length=1)
-    """Files written per figure, beside each other (same stem). png is required: DVC
-    declares the PNGs as outputs and the README, reports and cards link them."""
+    """Files written per figure, beside each other (same stem). png and svg are required:
+    dvc.yaml declares both as outputs, and the README, reports and cards link the PNGs;
+    pdf is optional. Not a DVC params dependency (a format change must not refit
+    anything): after adding pdf, `dvc repro -f -s <stage>` writes the PDFs."""
 
     @field_validator("format")
     @classmethod
-    def _png_first(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if "png" not in value:
-            raise ValueError("must include png (the PNGs are the declared outputs)")
+    def _declared_outputs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        missing = [f for f in ("png", "svg") if f not in value]
+        if missing:
+            raise ValueError(f"must include {' and '.join(missing)} (declared outputs in dvc.yaml)")
         return tuple(dict.fromkeys(value))
 
 

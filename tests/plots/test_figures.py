@@ -160,9 +160,12 @@ def test_clipping_is_detected_and_formats_are_validated(tmp_path):
     assert (tmp_path / "x.pdf").read_bytes()[:5] == b"%PDF-"
 
     assert plot_settings({}).format == ("png", "svg")
-    assert plot_settings({"plots": {"format": ["png", "pdf"]}}).format == ("png", "pdf")
-    with pytest.raises(ConfigError, match="plots.format"):
+    fmt = plot_settings({"plots": {"format": ["png", "svg", "pdf", "svg"]}}).format
+    assert fmt == ("png", "svg", "pdf")
+    with pytest.raises(ConfigError, match="plots.format: .*must include png"):
         plot_settings({"plots": {"format": ["svg"]}})
+    with pytest.raises(ConfigError, match="plots.format: .*must include svg"):
+        plot_settings({"plots": {"format": ["png", "pdf"]}})
     with pytest.raises(ConfigError, match="plots.format"):
         plot_settings({"plots": {"format": ["png", "jpeg"]}})
     with pytest.raises(ConfigError, match="unknown setting"):
