@@ -146,13 +146,17 @@ def plot_mirt_models(
         ax.text(theta[j, 0], theta[j, 1], m, fontsize=size, color=NEUTRAL)
         for j, m in enumerate(fit.models)
     ]
+    # Points the labels must keep clear of: the models, and points along each arrow.
+    along = np.linspace(0.05, 1.0, 24)[:, None, None] * (vecs[None, :, :2] * scale)
+    avoid = np.concatenate([theta[:, :2], along.reshape(-1, 2)])
     adjust_text(
         [*labels, *heads],
-        x=np.concatenate([theta[:, 0], vecs[:, 0] * scale]),
-        y=np.concatenate([theta[:, 1], vecs[:, 1] * scale]),
+        x=avoid[:, 0],
+        y=avoid[:, 1],
         ax=ax,
         arrowprops={"arrowstyle": "-", "color": NEUTRAL, "lw": 0.4, "alpha": 0.6},
-        expand=(1.05, 1.2),
+        expand=(1.1, 1.35),
+        force_text=(0.2, 0.4),
     )
     ax.set_xlabel("ability, dim 1")
     ax.set_ylabel("ability, dim 2")
