@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from curation.errors import CurationError
+from curation.failure import guarded
 from curation.params import load_params
 
 
@@ -141,7 +141,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
     """
     parser = argparse.ArgumentParser(prog="curate")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an unexpected error (also: CURATE_DEBUG=1)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    from curation.commands.validate import register as register_validate
+
+    register_validate(sub)
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
@@ -258,28 +267,21 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run one subcommand through the one exit path."""
     try:
-        return _run(sys.argv[1:] if argv is None else list(argv))
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
+        args: Any = parser.parse_args(argv)
+        doing = f"curate {args.command}"
+        return guarded(lambda: _command(args), doing=lambda: doing, debug=args.debug)
     finally:
         _flush_stdout()  # --help's SystemExit too: its page is still in the buffer
 
 
-def _run(argv: list[str]) -> int:
-    parser = build_parser(argv)
-    args: Any = parser.parse_args(argv)
-    try:
-        code = int(args.func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
-        return code
-    except CurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        _silence_stdout()
-        return 0
+def _command(args: Any) -> int:
+    code = int(args.func(args) or 0)
+    sys.stdout.flush()  # a closed pipe shows here, where guarded() sees it, not at exit
+    return code
 
 
 def _flush_stdout() -> None:

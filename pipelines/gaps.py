@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import atomic_path, write_json, write_text
 from curation.io.tables import read_table
 from curation.measure import (
@@ -93,10 +93,15 @@ def _z_draws(benchmark: str, items: list[str]) -> tuple[np.ndarray | None, str |
     path = draws_path(benchmark)
     if not path.is_file():
         return None, None
-    with np.load(path) as data:
-        if list(data["items"]) != items:
-            return None, None
-        return np.asarray(data["z"]), str(data["source"])
+    try:
+        with np.load(path) as data:
+            if list(data["items"]) != items:
+                return None, None
+            return np.asarray(data["z"]), str(data["source"])
+    except (OSError, ValueError, KeyError) as exc:  # not an npz annotate wrote
+        raise InputError(
+            f"not readable draws ({exc}); run `dvc repro -f annotate@{benchmark}`", file=str(path)
+        ) from None
 
 
 def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:

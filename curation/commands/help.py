@@ -22,6 +22,19 @@ HELP: dict[str, tuple[str, str]] = {
         "curate summary                 # the figures of the last `dvc repro`\n"
         "curate review serve            # review gap-filling candidates in the browser",
     ),
+    "validate": (
+        "Check params.yaml before `dvc repro`: the whole file against its JSON Schema (one "
+        "message by key path, with the closest valid key for a typo), then every file it "
+        "names: each benchmark's items are ingested and its responses imported in memory, "
+        "so a bad row shows here and not half-way through the pipeline. Writes nothing.",
+        "curate validate\ncurate validate --params my-params.yaml --schema-only",
+    ),
+    "schema": (
+        "Print the JSON Schema of params.yaml (generated from curation/params_model.py); "
+        "--write updates schemas/params.schema.json after a section gains a key, --check "
+        "fails when the committed copy is stale.",
+        "curate schema --check\ncurate schema --write && git add schemas/params.schema.json",
+    ),
     "responses": (
         "Response tables: bring evaluation results from outside the pipeline into the "
         "inputs of the responses stage.",

@@ -17,7 +17,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import matplotlib
 
@@ -25,10 +25,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from pydantic import Field, field_validator  # noqa: E402
 
 from curation.io.atomic import atomic_path  # noqa: E402
-from curation.settings import Section, parse_section  # noqa: E402
+from curation.params_model import PlotSettings  # noqa: E402
+from curation.settings import parse_section  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common forms of
 # colour blindness and in greyscale print. Ordered so the first colours differ most.
@@ -74,24 +74,6 @@ _RC: Any = {  # matplotlib types rcParams keys as a Literal; this is a plain map
     "svg.hashsalt": "benchcurate",  # deterministic ids: the SVG changes only with the figure
     "svg.fonttype": "none",  # text stays text: editable, searchable, and fast to write
 }
-
-
-class PlotSettings(Section):
-    """``plots:`` in params.yaml — how figures are written."""
-
-    format: tuple[Literal["png", "svg", "pdf"], ...] = Field(default=("png", "svg"), min_length=1)
-    """Files written per figure, beside each other (same stem). png and svg are required:
-    dvc.yaml declares both as outputs, and the README, reports and cards link the PNGs;
-    pdf is optional. Not a DVC params dependency (a format change must not refit
-    anything): after adding pdf, `dvc repro -f -s <stage>` writes the PDFs."""
-
-    @field_validator("format")
-    @classmethod
-    def _declared_outputs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        missing = [f for f in ("png", "svg") if f not in value]
-        if missing:
-            raise ValueError(f"must include {' and '.join(missing)} (declared outputs in dvc.yaml)")
-        return tuple(dict.fromkeys(value))
 
 
 def plot_settings(params: Mapping[str, Any] | None, *, where: str = "params.yaml") -> PlotSettings:

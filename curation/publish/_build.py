@@ -33,6 +33,8 @@ import numpy as np
 import polars as pl
 
 from curation.errors import ConfigError
+from curation.io.atomic import writes_now
+from curation.io.tables import read_json
 from curation.plots._style import DEFAULT_FORMATS
 from curation.plots.publish import (
     ecdf_panels,
@@ -60,6 +62,7 @@ from curation.publish._records import (
     original_records,
     subset_records,
 )
+from curation.publish._verify import file_hashes
 from curation.publish._version import (
     RELEASE_CANDIDATE,
     Bump,
@@ -154,6 +157,11 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
+            "files": {
+                folder.name: file_hashes(folder)
+                for folder in sorted(self.dataset_dir.parent.iterdir())
+                if folder.is_dir() and not folder.name.startswith(".")
+            },
         }
 
     def summary(self) -> str:
@@ -234,7 +242,7 @@ def _provenance(inputs: BuildInputs, frames: Mapping[str, pl.DataFrame]) -> dict
 
 
 def _calibration_summary(path: Path) -> dict[str, Any]:
-    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj = read_json(path, produced_by=f"annotate@{path.stem}")
     return {
         "model": obj.get("model", "?"),
         "n_panel": len(obj.get("panel") or obj.get("abilities") or []),
@@ -372,7 +380,7 @@ def _build_facts(
 ) -> dict[str, Any]:
     """Facts of this build the card's Uses and Limitations sections state: the panel
     that anchors the scale, items outside its range, simulated data, review coverage."""
-    cal = json.loads(inputs.calibration_file.read_text(encoding="utf-8"))
+    cal = read_json(inputs.calibration_file, produced_by=f"annotate@{inputs.benchmark}")
     abilities = {str(k): float(v) for k, v in (cal.get("abilities") or {}).items()}
     original = frames["original"]
     z = original.get_column("z")
@@ -472,6 +480,7 @@ def _swap_into_place(tmp: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+@writes_now()  # the folder is staged and moved into place as a whole
 def build_dataset(
     inputs: BuildInputs,
     *,

@@ -159,9 +159,9 @@ def test_clipping_is_detected_and_formats_are_validated(tmp_path):
     assert [p.suffix for p in saved.files] == [".png", ".svg", ".pdf"]
     assert (tmp_path / "x.pdf").read_bytes()[:5] == b"%PDF-"
 
-    assert plot_settings({}).format == ("png", "svg")
+    assert plot_settings({}).format == ["png", "svg"]
     fmt = plot_settings({"plots": {"format": ["png", "svg", "pdf", "svg"]}}).format
-    assert fmt == ("png", "svg", "pdf")
+    assert fmt == ["png", "svg", "pdf"]
     with pytest.raises(ConfigError, match="plots.format: .*must include png"):
         plot_settings({"plots": {"format": ["svg"]}})
     with pytest.raises(ConfigError, match="plots.format: .*must include svg"):
