@@ -152,6 +152,18 @@ class GapThresholds(Section):
     top_5_sum: Annotated[float, Field(ge=0, le=5)] = 0.30
 
 
+class IntervalSettings(Section):
+    """``gaps.intervals``: where the intervals of DDM and the gap metrics come from."""
+
+    method: Literal["bootstrap", "draws", "none"] = "bootstrap"
+    """bootstrap: parametric bootstrap of the MAP fit (calibrated on simulation); draws: the
+    annotate stage's draws (NUTS posterior, or Laplace draws for MAP, which do not cover);
+    none: no intervals. A NUTS fit always uses its posterior draws."""
+    replicates: Annotated[int, Field(ge=2)] = 200
+    """Bootstrap replicates per benchmark (each is one refit of the whole matrix)."""
+    seed: NonNegativeInt = 0
+
+
 class GapsSettings(Section):
     """params.yaml ``gaps``: DDM, gaps, certificates and blind intervals."""
 
@@ -164,6 +176,9 @@ class GapsSettings(Section):
     level: Annotated[float, Field(gt=0, lt=1)] = 0.9
     """Credible level of the intervals from the draws of z."""
     thresholds: GapThresholds = GapThresholds()
+    intervals: IntervalSettings = IntervalSettings()
+    resolution_floor: bool = True
+    """Gaps no wider than one score step are not flagged; false treats z as continuous."""
 
 
 class MirtPriors(Section):

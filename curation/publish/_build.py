@@ -32,7 +32,7 @@ import datasets
 import numpy as np
 import polars as pl
 
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import writes_now
 from curation.io.tables import read_json
 from curation.plots._style import DEFAULT_FORMATS
@@ -250,6 +250,24 @@ def _calibration_summary(path: Path) -> dict[str, Any]:
     }
 
 
+def _resolution_summary(inputs: BuildInputs) -> dict[str, Any]:
+    """Levels, score step, clipped items and panel span of the original items' z.
+
+    ``{"unavailable": reason}`` if the stored calibration, responses and difficulties do
+    not line up (the card then says so instead of printing figures about another fit).
+    """
+    from curation.irt import Calibration
+    from curation.measure import FittedBenchmark
+
+    try:
+        fitted = FittedBenchmark.load(
+            inputs.responses, Calibration.load(inputs.calibration_file), inputs.difficulty
+        )
+        return fitted.resolution().to_metrics()
+    except (InputError, ValueError, KeyError, OSError) as exc:
+        return {"unavailable": str(exc)}
+
+
 def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[str, Any], str]:
     """The published tables per config (validated), the review summary and calibration id."""
     cal = calibration_id(inputs.benchmark, inputs.calibration_file)
@@ -348,6 +366,7 @@ def _card_context(
         configs=configs,
         calibration_id=cal,
         calibration=_calibration_summary(inputs.calibration_file),
+        resolution=_resolution_summary(inputs),
         provenance=_provenance(inputs, frames),
         coverage_before=_coverage(frames["original"]),
         coverage_after=_coverage(frames["filled"]),
