@@ -33,6 +33,7 @@ from curation.paths import (
     items_path,
     memory_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.fill import plot_fill
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
@@ -133,7 +134,13 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     validate_records([result.metrics], "fill_metrics", file=str(metrics_file))
     write_table(result.candidates, candidates_path(benchmark), "candidate")
     write_table(result.memory, memory_path(benchmark), "fill_memory")
-    plot_fill(result.z_before, result.inserted_rows(), fill_plot_path(benchmark), name=benchmark)
+    plot_fill(
+        result.z_before,
+        result.inserted_rows(),
+        fill_plot_path(benchmark),
+        name=benchmark,
+        formats=plot_settings(params, where=params_file).format,
+    )
     write_json(metrics_file, result.metrics)
     return _summary(benchmark, result)
 
