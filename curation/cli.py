@@ -9,6 +9,7 @@ power analysis and the summary of the last run.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -176,12 +177,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``publish``'s options come from curation.publish, which imports polars and the Hub
     client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
     """
-    parser = argparse.ArgumentParser(
-        prog="curate",
-        description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
-        "are DVC stages (pipelines/<stage>.py): `dvc repro` runs them all, "
-        "`dvc repro -s annotate@gsm8k` one of them.",
-    )
+    parser = argparse.ArgumentParser(prog="curate")
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -320,16 +316,41 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="print the per-benchmark figures of the last run")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_summary)
-    return parser
+    from curation.commands.help import document
+
+    return document(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and run one subcommand through the one exit path."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args: Any = parser.parse_args(argv)
-    doing = f"curate {args.command}"
-    return guarded(lambda: int(args.func(args) or 0), doing=lambda: doing, debug=args.debug)
+    try:
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
+        args: Any = parser.parse_args(argv)
+        doing = f"curate {args.command}"
+        return guarded(lambda: _command(args), doing=lambda: doing, debug=args.debug)
+    finally:
+        _flush_stdout()  # --help's SystemExit too: its page is still in the buffer
+
+
+def _command(args: Any) -> int:
+    code = int(args.func(args) or 0)
+    sys.stdout.flush()  # a closed pipe shows here, where guarded() sees it, not at exit
+    return code
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """stdout was closed early (`curate review stats | head -1`): not an error. Point it
+    at /dev/null so the interpreter's own flush at exit has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ BENCHMARK_KEYS = (
     "grading",
     "lm_eval_tasks",
     "in_domain_reference",
+    "citation",  # BibTeX of the source benchmark, printed in the dataset card
+    "source_datasets",  # Hub ids of the source datasets, in the card's YAML header
 )
 ITEMS_KEYS = (
     "path",
@@ -214,6 +216,10 @@ def benchmark_spec(
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):
         raise ConfigError(f"{where}.lm_eval_tasks: expected a list of task names")
     _get(entry, "in_domain_reference", where, default=True, kind=bool)
+    _get(entry, "citation", where, default=None, kind=str)
+    sources = _get(entry, "source_datasets", where, default=None, kind=list)
+    if sources is not None and not all(isinstance(x, str) and x for x in sources):
+        raise ConfigError(f"{where}.source_datasets: expected a list of dataset ids")
     known = {"domain", "license", "source", "items", "responses"}
     return BenchmarkSpec(
         name=name,

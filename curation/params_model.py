@@ -25,6 +25,7 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    field_validator,
 )
 
 from curation.settings import Section, parse_section
@@ -102,6 +103,10 @@ class BenchmarkEntry(Section):
     grading: dict[str, Any] | None = None
     lm_eval_tasks: list[Annotated[str, Field(min_length=1)]] | None = None
     in_domain_reference: bool = True
+    citation: str | None = None
+    """BibTeX of the source benchmark, printed in the dataset card's Citation section."""
+    source_datasets: list[Annotated[str, Field(min_length=1)]] | None = None
+    """Hub ids of the source datasets, in the dataset card's YAML header."""
 
 
 # ---- stage sections -----------------------------------------------------------------------
@@ -332,9 +337,19 @@ class AdaptiveSettings(Section):
 
 
 class RewriteSimulation(Section):
+    skill: Literal["none", "weak", "good"] | None = None
     eta: float = 0.7
     sigma: NonNegativeFloat = 0.25
     free_sigma: NonNegativeFloat = 1.0
+
+
+class WorldSettings(Section):
+    """``fill.world``: how far the simulated truth sits from the fitted calibration."""
+
+    theta_sd: NonNegativeFloat = 0.15
+    a_sd: NonNegativeFloat = 0.2
+    b_sd: NonNegativeFloat = 0.1
+    interaction_sd: NonNegativeFloat = 0.4
 
 
 class FillSettings(Section):
@@ -355,6 +370,8 @@ class FillSettings(Section):
     duplicate_similarity: Unit = 0.9
     rewriter: PartialModelEntry | None = None
     simulation: RewriteSimulation = RewriteSimulation()
+    confirm_trials: NonNegativeInt = 16
+    world: WorldSettings = WorldSettings()
     judge: str | None = None
     baseline: bool = True
     oracle: bool = True
@@ -396,6 +413,31 @@ class ReviewSettings(Section):
     guidelines: str | None = None
 
 
+FigureFormat = Literal["png", "svg", "pdf"]
+
+
+def _default_formats() -> list[FigureFormat]:
+    return ["png", "svg"]
+
+
+class PlotSettings(Section):
+    """params.yaml ``plots``: how every figure is written (curation/plots/_style.py)."""
+
+    format: list[FigureFormat] = Field(default_factory=_default_formats, min_length=1)
+    """Files written per figure, beside each other (same stem). png and svg are required:
+    dvc.yaml declares both as outputs, and the README, reports and cards link the PNGs;
+    pdf is optional. Not a DVC params dependency (a format change must not refit
+    anything): after adding pdf, `dvc repro -f -s <stage>` writes the PDFs."""
+
+    @field_validator("format")
+    @classmethod
+    def _declared_outputs(cls, value: list[str]) -> list[str]:
+        missing = [f for f in ("png", "svg") if f not in value]
+        if missing:
+            raise ValueError(f"must include {' and '.join(missing)} (declared outputs in dvc.yaml)")
+        return list(dict.fromkeys(value))
+
+
 class ParamsFile(Section):
     """The whole params.yaml: one section per stage plus the benchmarks they run on."""
 
@@ -425,6 +467,8 @@ class ParamsFile(Section):
     """The LLM judge (stage judge)."""
     review: ReviewSettings = ReviewSettings()
     """The human review queue (curate review)."""
+    plots: PlotSettings = PlotSettings()
+    """How figures are written: 300 dpi PNG + SVG (+ PDF)."""
 
 
 def validate_params(params: Any, *, params_file: str = "params.yaml") -> ParamsFile:

@@ -27,6 +27,7 @@ from curation.paths import (
     irt_plot_path,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
 from curation.settings import parse_section
@@ -163,8 +164,9 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             file=str(responses_file),
         ) from None
 
-    plot_item_curves(result, irt_plot_path(benchmark, "icc"))
-    plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"))
+    fmt = plot_settings(params, where=params_file).format
+    plot_item_curves(result, irt_plot_path(benchmark, "icc"), formats=fmt)
+    plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"), formats=fmt)
     write_table(table, difficulty_path(benchmark), "difficulty")
     with atomic_path(draws_path(benchmark)) as tmp, open(tmp, "wb") as fh:
         np.savez_compressed(

@@ -11,6 +11,7 @@ this stage.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from curation.paths import (
     subset_path,
     subsets_metrics_path,
 )
+from curation.plots._style import plot_settings
 from curation.publish import BuildInputs, CardOptions, SubsetInput, build_dataset
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
@@ -66,11 +68,21 @@ def dist_root(settings: dict[str, Any]) -> Path:
 
 
 def _repo_id(settings: dict[str, Any], benchmark: str) -> str | None:
-    """``build.repo_id``: "org/{benchmark}" template or a mapping benchmark -> repo id."""
+    """``build.repo_id`` ("org/{benchmark}" template or a mapping benchmark -> repo id),
+    else the repository the last ``curate publish --repo-id`` recorded in releases/."""
     raw = settings.get("repo_id")
     if isinstance(raw, dict):
         raw = raw.get(benchmark)
-    return str(raw).format(benchmark=benchmark) if raw else None
+    if raw:
+        return str(raw).format(benchmark=benchmark)
+    release = release_path(benchmark)
+    if release.is_file():
+        try:
+            recorded = json.loads(release.read_text(encoding="utf-8")).get("repo_id")
+        except (ValueError, AttributeError):
+            return None
+        return str(recorded) if recorded else None
+    return None
 
 
 def _subset_inputs(
@@ -156,7 +168,10 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             tags=tuple(card.get("tags") or ()),
             task_categories=tuple(tasks) if tasks else None,
             repo_id=_repo_id(settings, benchmark),
+            citation=spec.extra.get("citation"),
+            source_datasets=tuple(spec.extra.get("source_datasets") or ()),
         ),
+        figure_formats=tuple(plot_settings(params, where=params_file).format),
     )
     result = build_dataset(
         inputs,

@@ -13,6 +13,7 @@ from curation.paths import (
     check_report_path,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.check import plot_check_overview
 from curation.responses import check_matrix, render_check_markdown, summary_line
 from curation.schemas import validate_records
@@ -29,7 +30,8 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     metrics = report.metrics(list_limit=list_limit)
     metrics_file = check_metrics_path(benchmark)
     validate_records([metrics], "check_metrics", file=str(metrics_file))
-    plot_check_overview(report, check_plot_path(benchmark))
+    fmt = plot_settings(params, where=params_file).format
+    plot_check_overview(report, check_plot_path(benchmark), formats=fmt)
     write_text(check_report_path(benchmark), render_check_markdown(report, list_limit=list_limit))
     write_json(metrics_file, metrics)
     text = summary_line(report)

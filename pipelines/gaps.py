@@ -46,6 +46,7 @@ from curation.paths import (
     gaps_plot_path,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.measure import plot_ecdf, plot_gap_strip
 from curation.schemas import validate_records
 from curation.settings import parse_section
@@ -179,6 +180,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     z_by = {b: t["z"].to_numpy() for b, t in tables.items()}
     targets = _targets(list(cfg["targets"]), z_by)
     th = cfg["thresholds"]
+    fmt = plot_settings(params, where=params_file).format
     measures = []
     fitted = {
         b: FittedBenchmark.load(
@@ -209,8 +211,10 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             top5_threshold=float(th["top_5_sum"]),
         )
         measures.append(replace(m, linkings=_linkings(b, fitted, tables)))
-        plot_ecdf(z_by[b], gaps_plot_path(b, "ecdf"), target=targets[0], name=b)
-        plot_gap_strip(z_by[b], gaps_plot_path(b, "strip"), k=int(cfg["k_gaps"]), name=b)
+        plot_ecdf(z_by[b], gaps_plot_path(b, "ecdf"), target=targets[0], name=b, formats=fmt)
+        plot_gap_strip(
+            z_by[b], gaps_plot_path(b, "strip"), k=int(cfg["k_gaps"]), name=b, formats=fmt
+        )
 
     metrics = {m.name: m.to_metrics() for m in measures}
     validate_records(list(metrics.values()), "gaps_metrics", file=str(GAPS_METRICS))

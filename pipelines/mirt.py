@@ -31,6 +31,7 @@ from curation.paths import (
     MIRT_REPORT,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.mirt import plot_mirt_loadings, plot_mirt_models, plot_mirt_selection
 from curation.schemas import validate_records
 from curation.settings import parse_section
@@ -107,9 +108,10 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     )
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
-    plot_mirt_loadings(report, PLOT_DIR / "loadings.png")
-    plot_mirt_models(report, PLOT_DIR / "models.png")
-    plot_mirt_selection(report, PLOT_DIR / "selection.png")
+    fmt = plot_settings(params, where=params_file).format
+    plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
+    plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
+    plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
     frame = loadings_frame(report.fit, data)
     with atomic_path(LOADINGS_PATH) as tmp:
         frame.write_parquet(tmp, statistics=True)
