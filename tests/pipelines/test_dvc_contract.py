@@ -110,12 +110,12 @@ def test_experiment_show_and_metrics_diff(repo: Path):
     baseline and the experiment; applied to the workspace, `dvc metrics diff` prints what
     moved against HEAD.
 
-    The param is ``annotate.scale=logistic``: on this toy ``items`` gives the very z of
-    ``panel`` (the panel's ability range equals the items' b range: z = 0, ½, ½, 1), so
-    no metric moves and `dvc metrics diff` rightly prints nothing -- what an earlier
-    version of this test ran into."""
-    out = dvc(repo, "exp", "run", "-n", "scale-logistic", "-S", "+annotate.scale=logistic")
-    assert "annotate@toy" in ran(out)
+    The param is the primary gap target (``gaps.targets``: Beta(2, 2) first), which moves
+    the headline DDM and reruns three stages only. (``annotate.scale=items`` moves nothing
+    on this toy: the panel's ability range equals the items' b range, z = 0, ½, ½, 1 either
+    way, so `dvc metrics diff` rightly prints nothing -- what an earlier test ran into.)"""
+    out = dvc(repo, "exp", "run", "-n", "beta-first", "-S", "gaps.targets=['beta(2, 2)',uniform]")
+    assert ran(out) == {"gaps", "headline@toy", "headline@toy2"}
     table = json.loads(dvc(repo, "exp", "show", "--json"))
     rows = [
         row
@@ -123,15 +123,15 @@ def test_experiment_show_and_metrics_diff(repo: Path):
         for row in [entry, *[e for exp in entry.get("experiments") or [] for e in exp["revs"]]]
     ]
     # workspace, the baseline commit, and the experiment under it
-    assert len(rows) >= 3 and any(row.get("name") == "scale-logistic" for row in rows)
+    assert len(rows) >= 3 and any(row.get("name") == "beta-first" for row in rows)
     for row in rows:
         data = _headline(row)
         assert isinstance(data["ddm"], float) and isinstance(data["max_gap"], float)
-    (exp,) = (row for row in rows if row.get("name") == "scale-logistic")
+    (exp,) = (row for row in rows if row.get("name") == "beta-first")
     (baseline,) = (entry for entry in table if entry["rev"] != "workspace")
     assert _headline(exp)["ddm"] != _headline(baseline)["ddm"]
 
-    dvc(repo, "exp", "apply", "scale-logistic")
+    dvc(repo, "exp", "apply", "beta-first")
     diff = json.loads(dvc(repo, "metrics", "diff", "--json"))
     moved = diff["metrics/headline/toy.json"]["ddm"]
     assert moved["old"] == _headline(baseline)["ddm"] and moved["new"] == _headline(exp)["ddm"]
