@@ -9,13 +9,12 @@ power analysis and the summary of the last run.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from curation.errors import CurationError
+from curation.failure import guarded
 from curation.params import load_params
 
 
@@ -146,7 +145,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "are DVC stages (pipelines/<stage>.py): `dvc repro` runs them all, "
         "`dvc repro -s annotate@gsm8k` one of them.",
     )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an unexpected error (also: CURATE_DEBUG=1)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    from curation.commands.validate import register as register_validate
+
+    register_validate(sub)
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
@@ -261,22 +269,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run one subcommand through the one exit path."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args: Any = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except CurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # stdout closed early (`curate review stats | head`): not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+    doing = f"curate {args.command}"
+    return guarded(lambda: int(args.func(args) or 0), doing=lambda: doing, debug=args.debug)
 
 
 if __name__ == "__main__":

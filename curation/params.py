@@ -41,6 +41,7 @@ RESPONSES_KEYS = (
     "model_column",
     "columns",
     "n_trials",
+    "aggregate",
     "source",
     "protocol",
 )
@@ -114,6 +115,8 @@ class ResponsesSpec:
     """Wide layout: trials behind each cell (values are 0/1 or success rates)."""
     source: str
     protocol: dict[str, Any]
+    aggregate: str = "none"
+    """Long rows repeating a (model, item) cell: ``none`` = an error, ``sum`` = added up."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,9 @@ def benchmark_spec(
         if source not in RESPONSE_SOURCES:
             raise ConfigError(f"{rw}.source: {source!r} is not one of {RESPONSE_SOURCES}")
         n_trials = _get(rr, "n_trials", rw, default=1, kind=int)
+        aggregate = _get(rr, "aggregate", rw, default="none", kind=str)
+        if aggregate not in ("none", "sum"):
+            raise ConfigError(f"{rw}.aggregate: {aggregate!r} is not 'none' or 'sum'")
         if n_trials < 1:
             raise ConfigError(f"{rw}.n_trials: must be at least 1, got {n_trials}")
         responses = ResponsesSpec(
@@ -192,6 +198,7 @@ def benchmark_spec(
             n_trials=n_trials,
             source=source,
             protocol=dict(_get(rr, "protocol", rw, default={}, kind=dict)),
+            aggregate=aggregate,
         )
     tasks = _get(entry, "lm_eval_tasks", where, default=None, kind=list)
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):

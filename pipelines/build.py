@@ -11,15 +11,14 @@ this stage.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
-from curation.io.tables import read_table, require_output
+from curation.io.tables import read_json, read_table, require_output
 from curation.params import benchmark_spec
 from curation.paths import (
     DIST_ROOT,
@@ -80,7 +79,7 @@ def _subset_inputs(
     metrics_file = require_output(
         subsets_metrics_path(benchmark), produced_by=f"subsets@{benchmark}"
     )
-    metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
+    metrics = read_json(metrics_file, produced_by=f"subsets@{benchmark}")
     out = []
     for name, _spec, _m in cfg.names():
         if name in metrics.get("skipped", {}):
@@ -103,13 +102,24 @@ def _subset_inputs(
     return out, reference
 
 
+def _read_accepted(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError(
+            f"not a readable parquet table ({str(exc).strip()[:120]}); export it again with "
+            "`curate review export`",
+            file=str(path),
+        ) from None
+
+
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     settings = _settings(params, params_file)
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     accepted_file = accepted_path(settings, benchmark)
-    accepted = pl.read_parquet(accepted_file) if accepted_file.is_file() else None
+    accepted = _read_accepted(accepted_file) if accepted_file.is_file() else None
     decisions = Path(str(settings.get("decisions") or DEFAULT_DECISIONS))
     subsets: list[SubsetInput] = []
     reference = None

@@ -101,9 +101,14 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     known = items.get_column("item").to_list()
     imported = read_imports(benchmark, known_items=known, items_file=str(items_file))
     base = None
+    notes: list[str] = []
     if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
         base = import_responses(
-            spec, known_items=known, items_file=str(items_file), params_file=params_file
+            spec,
+            known_items=known,
+            items_file=str(items_file),
+            params_file=params_file,
+            notes=notes,
         )
     table = overlay(base, imported)
     out = responses_path(benchmark)
@@ -117,6 +122,8 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
             f"{imports_dir(benchmark)}/"
             + (" (replacing the configured matrix)" if base is None else "")
         )
+    for note in notes:
+        text += f"\n  warning: {note}"
     write_table(empty_frame("sample"), samples_path(benchmark), "sample")
     by_model = {
         m: (int(t), int(c))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from curation.errors import InputError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.readers import detect_format, read_frame
 from curation.io.tables import read_table
@@ -135,6 +135,9 @@ def run_power(
     plot: Path | None = None,
 ) -> str:
     """Theorem 2.3 on this benchmark: progress inside vs wider than its largest gap."""
+    bad = [w for w in widths or [] if not 0.0 < w <= 1.0]
+    if bad:
+        raise ConfigError(f"--width: {bad[0]} is not in (0, 1] (a share of the difficulty axis)")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
     z = difficulty["z"].to_numpy()
     widths = widths or list(contrast_widths(z))

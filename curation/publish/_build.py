@@ -32,7 +32,9 @@ import datasets
 import numpy as np
 import polars as pl
 
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
+from curation.io.atomic import writes_now
+from curation.io.tables import read_json
 from curation.plots.publish import plot_ddm_gaps, plot_difficulty_ecdf, plot_difficulty_histogram
 from curation.publish._card import (
     DEFAULT_TASKS,
@@ -54,6 +56,7 @@ from curation.publish._records import (
     original_records,
     subset_records,
 )
+from curation.publish._verify import file_hashes
 from curation.publish._version import (
     RELEASE_CANDIDATE,
     Bump,
@@ -142,6 +145,11 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
+            "files": {
+                folder.name: file_hashes(folder)
+                for folder in sorted(self.dataset_dir.parent.iterdir())
+                if folder.is_dir() and not folder.name.startswith(".")
+            },
         }
 
     def summary(self) -> str:
@@ -222,12 +230,30 @@ def _provenance(inputs: BuildInputs, frames: Mapping[str, pl.DataFrame]) -> dict
 
 
 def _calibration_summary(path: Path) -> dict[str, Any]:
-    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj = read_json(path, produced_by=f"annotate@{path.stem}")
     return {
         "model": obj.get("model", "?"),
         "n_panel": len(obj.get("panel") or obj.get("abilities") or []),
         "scale": (obj.get("scale") or {}).get("method", "?"),
     }
+
+
+def _resolution_summary(inputs: BuildInputs) -> dict[str, Any]:
+    """Levels, score step, clipped items and panel span of the original items' z.
+
+    ``{"unavailable": reason}`` if the stored calibration, responses and difficulties do
+    not line up (the card then says so instead of printing figures about another fit).
+    """
+    from curation.irt import Calibration
+    from curation.measure import FittedBenchmark
+
+    try:
+        fitted = FittedBenchmark.load(
+            inputs.responses, Calibration.load(inputs.calibration_file), inputs.difficulty
+        )
+        return fitted.resolution().to_metrics()
+    except (InputError, ValueError, KeyError, OSError) as exc:
+        return {"unavailable": str(exc)}
 
 
 def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[str, Any], str]:
@@ -329,6 +355,7 @@ def _card_context(
         configs=configs,
         calibration_id=cal,
         calibration=_calibration_summary(inputs.calibration_file),
+        resolution=_resolution_summary(inputs),
         provenance=_provenance(inputs, frames),
         coverage_before=_coverage(frames["original"]),
         coverage_after=_coverage(frames["filled"]),
@@ -424,6 +451,7 @@ def _swap_into_place(tmp: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+@writes_now()  # the folder is staged and moved into place as a whole
 def build_dataset(
     inputs: BuildInputs,
     *,

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from curation.publish._card_resolution import resolution_lines
 from curation.publish._layout import SPLIT
 from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
 from curation.report.markdown import cell, table
@@ -107,6 +108,9 @@ class CardContext:
     repo_id: str | None = None
     bounds: dict[str, int] = field(default_factory=dict)
     """Original items whose z is only a bound: all-solved / none-solved counts."""
+    resolution: dict[str, Any] = field(default_factory=dict)
+    """:meth:`curation.measure.Resolution.to_metrics` of the original items, or
+    ``{"unavailable": reason}`` (section "Resolution and anchoring")."""
 
 
 def card_metadata(ctx: CardContext) -> dict[str, Any]:
@@ -212,6 +216,7 @@ def render_card(ctx: CardContext) -> str:
             "only a bound (`bound` field); the figures and metrics use the bound's value."
         )
     add("")
+    out += resolution_lines(ctx.resolution)  # "Resolution and anchoring" (_card_resolution)
     add(f"![Difficulty histogram]({FIGURES['histogram']})")
     add("")
     add(f"![ECDF against uniform]({FIGURES['ecdf']})")
