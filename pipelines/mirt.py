@@ -65,12 +65,46 @@ def settings_from_params(
     return s
 
 
+MIN_COMMON_MODELS = 2
+"""A common-models fit needs at least this many models that answered every benchmark."""
+
+
+def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
+    """Benchmarks a common-models fit leaves out, each with its one-line reason.
+
+    A benchmark that shares (almost) no models with the others would empty the common
+    set and fail the whole fit; it is dropped instead (the newest first on ties, so
+    adding a benchmark never changes the fit of the ones already there)."""
+    kept = list(model_sets)
+    out: dict[str, str] = {}
+
+    def common(names: list[str]) -> set[str]:
+        return set.intersection(*(model_sets[n] for n in names))
+
+    while len(kept) > 2 and len(common(kept)) < MIN_COMMON_MODELS:
+        drop = max(reversed(kept), key=lambda b: len(common([k for k in kept if k != b])))
+        kept.remove(drop)
+        shared = len(model_sets[drop] & common(kept))
+        out[drop] = (
+            f"{drop}: left out of the joint fit: "
+            + (f"only {shared} model(s)" if shared else "no model")
+            + f" in common with {', '.join(kept)} (mirt.common_models: false pools it)"
+        )
+    return out
+
+
 def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     s = settings_from_params(params, params_file=params_file)
     t_start = time.perf_counter()
     tables = {
         b: read_table(responses_path(b), produced_by=f"responses@{b}") for b in s["benchmarks"]
     }
+    skipped: dict[str, str] = {}
+    if s["common_models"] and not (params.get("mirt") or {}).get("benchmarks"):
+        # the default pool (every benchmark): one without shared models is left out; a
+        # pool the user listed is fitted as listed (and fails if it cannot be)
+        skipped = left_out({b: set(t.get_column("model").to_list()) for b, t in tables.items()})
+        tables = {b: t for b, t in tables.items() if b not in skipped}
     try:
         data = pool_responses(
             tables,
@@ -115,7 +149,8 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     frame = loadings_frame(report.fit, data)
     with atomic_path(LOADINGS_PATH) as tmp:
         frame.write_parquet(tmp, statistics=True)
-    write_text(REPORT_PATH, render_mirt_markdown(report))
+    notes = "".join(f"- {why}\n" for why in skipped.values())
+    write_text(REPORT_PATH, render_mirt_markdown(report) + (f"\n{notes}" if notes else ""))
     write_json(METRICS_PATH, metrics)
     rows = ", ".join(f"d={r.d} {r.heldout_loglik:.4f}" for r in selection.rows)
     loads = "; ".join(
@@ -131,6 +166,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
         f"{time.perf_counter() - t_start:.1f} s ("
         + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
         + ")"
+        + "".join(f"\n{why}" for why in skipped.values())
     )
 
 

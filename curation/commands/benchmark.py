@@ -2,8 +2,9 @@
 
 Copies the raw files under ``data/raw/<name>/`` (git-tracked inputs), writes a validated
 entry into params.yaml (appended to ``benchmarks:``, comments kept), creates the inputs
-the stages need (the imports folder, the empty review export) and prints the next
-command. Everything is read and validated before anything is written.
+the stages need (the imports folder, the empty review export), adds the benchmark's
+column to the ECDF plot that dvc.yaml's top-level ``plots:`` lists by benchmark, and
+prints the next command. Everything is read and validated before anything is written.
 """
 
 from __future__ import annotations
@@ -68,6 +69,23 @@ def _insert_entry(params_text: str, name: str, entry: dict[str, Any]) -> str:
     if lines and not lines[end - 1].endswith("\n"):
         lines[end - 1] += "\n"
     return "".join(lines[:end]) + block + "".join(lines[end:])
+
+
+_ECDF_COLUMNS = re.compile(r"^(\s*plots/gaps-data/ecdf\.csv:\s*\[)([^\]\n]*)(\])", re.M)
+
+
+def _with_plot_column(dvc_text: str, name: str, known: list[str]) -> str | None:
+    """dvc.yaml with ``name`` added to the ECDF plot's columns, or None if that plot does
+    not list benchmarks (absent, or a list without any configured benchmark)."""
+    match = _ECDF_COLUMNS.search(dvc_text)
+    if match is None:
+        return None
+    columns = [c.strip() for c in match.group(2).split(",") if c.strip()]
+    if name in columns or not set(columns) & set(known):
+        return None
+    new = dvc_text[: match.end(2)] + f", {name}" + dvc_text[match.end(2) :]
+    yaml.safe_load(new)  # still YAML (raises on a broken edit, before anything is written)
+    return new
 
 
 def add_benchmark(
@@ -162,6 +180,12 @@ def add_benchmark(
     new_text = _insert_entry(Path(params_file).read_text(encoding="utf-8"), name, entry)
     check = yaml.safe_load(new_text)
     benchmark_spec(check, name, params_file=params_file)
+    dvc_yaml = Path(params_file).parent / "dvc.yaml"
+    dvc_text = (
+        _with_plot_column(dvc_yaml.read_text(encoding="utf-8"), name, benchmark_names(params))
+        if dvc_yaml.is_file()
+        else None
+    )
     raw.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(items, raw / items.name)
     if fmt == "lm-eval":
@@ -180,6 +204,10 @@ def add_benchmark(
         decisions.parent.mkdir(parents=True, exist_ok=True)
         decisions.write_text("", encoding="utf-8")
     Path(params_file).write_text(new_text, encoding="utf-8")
+    plot = ""
+    if dvc_text is not None:
+        dvc_yaml.write_text(dvc_text, encoding="utf-8")
+        plot = f"; {dvc_yaml}: the ECDF plot gains column {name}"
     ref = (
         "it joins the domain reference of the other benchmarks"
         if reference
@@ -188,8 +216,9 @@ def add_benchmark(
     )
     return (
         f"{name}: {table.height} items, {matrix.height} responses ({n_models} models) -> "
-        f"{raw}/ and {params_file}: benchmarks.{name}; {ref}\n"
-        f"next: dvc repro   (then: git add {raw} {params_file} {accepted} dvc.lock metrics)"
+        f"{raw}/ and {params_file}: benchmarks.{name}{plot}; {ref}\n"
+        f"next: dvc repro   (then: git add {raw} {params_file} {accepted} dvc.yaml dvc.lock "
+        "metrics plots)"
     )
 
 

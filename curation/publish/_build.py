@@ -354,6 +354,7 @@ def _card_context(
                 "tau": tau.get("tau") if isinstance(tau, dict) else tau,
                 "full_tau": m.get("full_tau"),
                 "reference": inputs.reference,
+                "tau_note": tau.get("note") if isinstance(tau, dict) else None,
             }
         )
     opts = inputs.card

@@ -272,6 +272,12 @@ def render_card(ctx: CardContext) -> str:
             compact=True,
         )
         add("")
+        # why τ is missing (e.g. no other benchmark of the domain to rank models against)
+        for note in dict.fromkeys(
+            s["tau_note"] for s in ctx.subsets if s.get("tau") is None and s.get("tau_note")
+        ):
+            add(f"Kendall τ is not available: {cell(note)}.")
+            add("")
     add("## Provenance")
     add("")
     add(f"- **Source benchmark:** {cell(ctx.source)}")

@@ -1,42 +1,22 @@
 """The DVC contract a user relies on, with real DVC on the toy project: committed metrics
-that `dvc exp show` / `dvc metrics diff` compare, imports that survive `dvc repro`, and a
-`dvc push` / `dvc pull` round trip through a local remote."""
+that `dvc exp show` / `dvc metrics diff` compare, imports that survive `dvc repro`, a
+`dvc push` / `dvc pull` round trip through a local remote, dataset versions every clone
+agrees on, and builds the `datasets` cache keeps apart.
+
+Every test starts from a copy of the one built repo of the session (conftest.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
+import shutil
 import sys
 from pathlib import Path
 
 import polars as pl
-import pytest
+import yaml
 
-from tests.pipelines.test_pipeline import dvc_project  # noqa: F401 (fixture)
-
-ENV = {
-    **os.environ,
-    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    "DVC_NO_ANALYTICS": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def _run(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**ENV, "PYTHONPATH": str(root)}  # the project's own copy of the code
-    proc = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=600)
-    if ok:
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc
-
-
-def _curate(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    return _run(root, sys.executable, "-m", "curation.cli", *args, ok=ok)
+from tests.conftest import REPO
+from tests.pipelines._dvc import OUTS, BuiltRepo, curate, digests, dvc, ran, run
 
 
 def _lm_eval_log(folder: Path, *, task: str, model: str, solved: set[int]) -> Path:
@@ -64,126 +44,104 @@ def _lm_eval_log(folder: Path, *, task: str, model: str, solved: set[int]) -> Pa
     return path
 
 
-@pytest.fixture
-def project(dvc_project: Path) -> Path:  # noqa: F811
-    """The two-benchmark toy project of test_pipeline (mirt needs two), as a git repo."""
-    return dvc_project
-
-
-def _digests(root: Path, folders: list[str]) -> dict[str, str]:
-    out = {}
-    for folder in folders:
-        for path in sorted((root / folder).rglob("*")):
-            if path.is_file() and ".gitignore" not in path.name:
-                out[path.relative_to(root).as_posix()] = hashlib.sha256(
-                    path.read_bytes()
-                ).hexdigest()
-    return out
-
-
-OUTS = [
-    "data/items",
-    "data/responses",
-    "data/difficulty",
-    "data/calibration",
-    "data/subsets",
-    "data/fill",
-    "data/judged",
-    "data/mirt",
-    "reports",
-    "plots",
-    "dist",
-    "metrics",
-]
-
-
-def test_import_is_an_input_that_survives_repro(project: Path, tmp_path: Path):
-    _run(project, "dvc", "repro", "-q")
+def test_import_is_an_input_that_survives_repro(repo: Path, tmp_path: Path):
     # a log of another task is refused, naming both, and nothing is written
     ner = _lm_eval_log(tmp_path / "logs-ner", task="conll2003", model="org/new", solved={0})
-    proc = _curate(
-        project,
-        "responses",
-        "import",
-        "-b",
-        "toy",
-        "--path",
-        str(ner),
-        "--item-field",
-        "id",
+    proc = curate(
+        repo, "responses", "import", "-b", "toy", "--path", str(ner), "--item-field", "id",
         ok=False,
-    )
+    )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "'conll2003'" in proc.stderr and "'toy'" in proc.stderr
-    assert not list((project / "data/raw/toy/imports").glob("*.parquet"))
+    assert not list((repo / "data/raw/toy/imports").glob("*.parquet"))
 
     log = _lm_eval_log(tmp_path / "logs", task="toy", model="org/new", solved={0, 1, 5})
-    proc = _curate(
-        project, "responses", "import", "-b", "toy", "--path", str(log), "--item-field", "id",
+    proc = curate(
+        repo, "responses", "import", "-b", "toy", "--path", str(log), "--item-field", "id",
         "--model", "org/new",
     )  # fmt: skip
     assert "model 'org/new' added: 6 cells" in proc.stdout
-    assert (project / "data/raw/toy/imports/org_new.parquet").is_file()
-    _run(project, "dvc", "repro", "-q")
-    responses = pl.read_parquet(project / "data/responses/toy.parquet")
+    assert (repo / "data/raw/toy/imports/org_new.parquet").is_file()
+    dvc(repo, "repro", "-q")
+    responses = pl.read_parquet(repo / "data/responses/toy.parquet")
     assert set(responses["model"]) == {"weak", "mid", "strong", "org/new"}
-    toy2 = pl.read_parquet(project / "data/responses/toy2.parquet")
+    toy2 = pl.read_parquet(repo / "data/responses/toy2.parquet")
     assert "org/new" not in set(toy2["model"])  # only the benchmark imported into
     assert responses.height == 24  # added, nothing replaced
-    assert "org/new" in (project / "data/calibration/toy.json").read_text()
-    second = _run(project, "dvc", "repro")
-    assert "Data and pipelines are up to date" in second.stdout
-    assert "org/new" in set(pl.read_parquet(project / "data/responses/toy.parquet")["model"])
+    assert "org/new" in (repo / "data/calibration/toy.json").read_text()
+    second = dvc(repo, "repro")
+    assert "Data and pipelines are up to date" in second
+    assert "org/new" in set(pl.read_parquet(repo / "data/responses/toy.parquet")["model"])
 
     # re-importing the model replaces only its own cells, and says so
     log2 = _lm_eval_log(tmp_path / "logs2", task="toy", model="org/new", solved={0})
-    proc = _curate(
-        project, "responses", "import", "-b", "toy", "--path", str(log2), "--item-field", "id",
+    proc = curate(
+        repo, "responses", "import", "-b", "toy", "--path", str(log2), "--item-field", "id",
         "--model", "org/new",
     )  # fmt: skip
     assert "model 'org/new' was already in the matrix: its 6 cells are replaced" in proc.stdout
 
 
-def test_metrics_in_git_experiments_and_remote_round_trip(project: Path, tmp_path: Path):
-    _run(project, "dvc", "repro", "-q")
-    shown = _run(project, "dvc", "metrics", "show").stdout
+def test_metrics_in_git_and_remote_round_trip(repo: Path, tmp_path: Path):
+    shown = dvc(repo, "metrics", "show")
     assert "metrics/headline/toy.json" in shown and "max_gap" in shown
     assert max(len(line) for line in shown.splitlines()) <= 200
-    _run(project, "git", "add", "-A")
-    _run(project, "git", "commit", "-q", "-m", "baseline")
-    tracked = _run(project, "git", "ls-files", "metrics", "plots").stdout.split()
+    tracked = run(repo, "git", "ls-files", "metrics", "plots").stdout.split()
     assert "metrics/headline/toy.json" in tracked and "plots/gaps-data/ecdf.csv" in tracked
 
     # push every cached output to a local remote, pull it into a second clone
     remote = tmp_path / "remote"
-    _run(project, "dvc", "remote", "add", "-d", "local", str(remote))
-    _run(project, "dvc", "push", "-q")
+    dvc(repo, "remote", "add", "-d", "local", str(remote))
+    dvc(repo, "push", "-q")
     clone = tmp_path / "clone"
-    _run(tmp_path, "git", "clone", "-q", str(project), str(clone))
-    _run(clone, "dvc", "remote", "add", "-d", "local", str(remote))
-    _run(clone, "dvc", "pull", "-q")
-    assert _digests(clone, OUTS) == _digests(project, OUTS)
-    assert "up to date" in _run(clone, "dvc", "status").stdout
+    run(tmp_path, "git", "clone", "-q", str(repo), str(clone))
+    dvc(clone, "remote", "add", "-d", "local", str(remote))
+    dvc(clone, "pull", "-q")
+    assert digests(clone, OUTS) == digests(repo, OUTS)
+    assert "up to date" in dvc(clone, "status")
 
-    # an experiment on a real param: exp show has numbers for every row (`dvc metrics diff`
-    # after `dvc exp apply` printed nothing on this toy project: open question, issue 14)
-    _run(project, "dvc", "exp", "run", "-n", "scale-items", "-S", "+annotate.scale=items")
-    table = json.loads(_run(project, "dvc", "exp", "show", "--json").stdout)
-    # workspace, the baseline commit, and the experiment under it
+
+def _headline(row: dict) -> dict:
+    return row["data"]["metrics"]["metrics/headline/toy.json"]["data"]
+
+
+def test_experiment_show_and_metrics_diff(repo: Path):
+    """`dvc exp run -S` on a real param: `dvc exp show` has numbers for the workspace, the
+    baseline and the experiment; applied to the workspace, `dvc metrics diff` prints what
+    moved against HEAD.
+
+    The param is the primary gap target (``gaps.targets``: Beta(2, 2) first), which moves
+    the headline DDM and reruns three stages only. (``annotate.scale=items`` moves nothing
+    on this toy: the panel's ability range equals the items' b range, z = 0, ½, ½, 1 either
+    way, so `dvc metrics diff` rightly prints nothing -- what an earlier test ran into.)"""
+    out = dvc(repo, "exp", "run", "-n", "beta-first", "-S", "gaps.targets=['beta(2, 2)',uniform]")
+    assert ran(out) == {"gaps", "headline@toy", "headline@toy2"}
+    table = json.loads(dvc(repo, "exp", "show", "--json"))
     rows = [
         row
         for entry in table
         for row in [entry, *[e for exp in entry.get("experiments") or [] for e in exp["revs"]]]
     ]
-    assert len(rows) >= 3 and any(row.get("name") == "scale-items" for row in rows)
+    # workspace, the baseline commit, and the experiment under it
+    assert len(rows) >= 3 and any(row.get("name") == "beta-first" for row in rows)
     for row in rows:
-        data = row["data"]["metrics"]["metrics/headline/toy.json"]["data"]
+        data = _headline(row)
         assert isinstance(data["ddm"], float) and isinstance(data["max_gap"], float)
+    (exp,) = (row for row in rows if row.get("name") == "beta-first")
+    (baseline,) = (entry for entry in table if entry["rev"] != "workspace")
+    assert _headline(exp)["ddm"] != _headline(baseline)["ddm"]
+
+    dvc(repo, "exp", "apply", "beta-first")
+    diff = json.loads(dvc(repo, "metrics", "diff", "--json"))
+    moved = diff["metrics/headline/toy.json"]["ddm"]
+    assert moved["old"] == _headline(baseline)["ddm"] and moved["new"] == _headline(exp)["ddm"]
+    text = dvc(repo, "metrics", "diff")
+    assert "metrics/headline/toy.json" in text and "ddm" in text
 
 
-def test_benchmark_add_then_repro(project: Path, tmp_path: Path):
+def test_benchmark_add_then_repro(repo: Path, tmp_path: Path):
     """`curate benchmark add` (items + wide matrix) then `dvc repro`, with no other edit;
-    the other benchmarks' numbers do not move."""
+    the other benchmarks' numbers do not move, the ECDF plot gains its column."""
     src = tmp_path / "incoming"
     src.mkdir()
     (src / "items.jsonl").write_text(
@@ -192,26 +150,134 @@ def test_benchmark_add_then_repro(project: Path, tmp_path: Path):
             for i in range(6)
         )
     )
-    rows = {"weak": "1,0,0,0,0,1", "mid": "1,1,1,0,0,1", "strong": "1,1,1,1,0,1"}
+    # models the others never saw: mirt pools without it (no common model), not fails
+    rows = {"w3": "1,0,0,0,0,1", "m3": "1,1,1,0,0,1", "s3": "1,1,1,1,0,1"}
     header = "model," + ",".join(f"t{i}" for i in range(6))
     (src / "matrix.csv").write_text(
         "\n".join([header, *(f"{m},{v}" for m, v in rows.items())]) + "\n"
     )
-    _run(project, "dvc", "repro", "-q")
-    before = (project / "metrics/subsets/toy.json").read_text()
-    typo = _curate(
-        project, "benchmark", "add", "toy3", "--items", str(src / "missing.jsonl"), ok=False
-    )
+    before = {
+        name: (repo / "metrics" / name).read_text()
+        for name in ("subsets/toy.json", "headline/toy.json", "build/toy2.json")
+    }
+    typo = curate(repo, "benchmark", "add", "toy3", "--items", str(src / "missing.jsonl"), ok=False)
     assert typo.returncode == 2 and "Traceback" not in typo.stderr
-    proc = _curate(
-        project, "benchmark", "add", "toy3", "--items", str(src / "items.jsonl"),
+    proc = curate(
+        repo, "benchmark", "add", "toy3", "--items", str(src / "items.jsonl"),
         "--responses", str(src / "matrix.csv"), "--format", "wide",
         "--field-map", "item=id,question=prompt,answer=target",
         "--domain", "math", "--answer-type", "numeric",
     )  # fmt: skip
     assert "next: dvc repro" in proc.stdout
-    assert (project / "data/raw/toy3/items.jsonl").is_file()
-    _run(project, "dvc", "repro", "-q")
-    assert (project / "metrics/headline/toy3.json").is_file()
-    assert (project / "dist/toy3/toy3-1.0.0/README.md").is_file()
-    assert (project / "metrics/subsets/toy.json").read_text() == before
+    assert (repo / "data/raw/toy3/items.jsonl").is_file()
+    out = dvc(repo, "repro")
+    assert "mirt" in ran(out)
+    assert (repo / "metrics/headline/toy3.json").is_file()
+    assert (repo / "dist/toy3/toy3-1.0.0/README.md").is_file()
+    for name, text in before.items():
+        assert (repo / "metrics" / name).read_text() == text, name
+    mirt = (repo / "reports/mirt.md").read_text()
+    assert "toy3" in mirt and "no model in common" in mirt
+    (ecdf,) = (p for p in yaml.safe_load((repo / "dvc.yaml").read_text())["plots"] if "y" in str(p))
+    assert "toy3" in next(iter(ecdf.values()))["y"]["plots/gaps-data/ecdf.csv"]
+    assert "toy3" in (repo / "plots/gaps-data/ecdf.csv").read_text().splitlines()[0].split(",")
+
+
+RELEASE_SCRIPT = """\
+from curation.params import load_params
+from curation.review import ReviewStore, review_config
+from curation.review._store import ReviewError
+
+store = ReviewStore.open(review_config(load_params("params.yaml")).db)
+rows, _ = store.queue(benchmark="toy", status="pending")
+for row in rows:  # the first one a reviewer may accept (measured, judge passed)
+    try:
+        store.decide("toy", row.candidate, decision="accepted", reviewer="alice",
+                     version=row.version, supersedes=None)
+    except ReviewError:
+        continue
+    print(row.candidate)
+    break
+else:
+    raise SystemExit("no acceptable candidate")
+"""
+
+
+def _versions(root: Path) -> dict[str, str]:
+    return {
+        b: json.loads((root / "metrics" / "build" / f"{b}.json").read_text())["version"]
+        for b in ("toy", "toy2")
+    }
+
+
+def test_versions_come_from_committed_releases(repo: Path, tmp_path: Path):
+    """Released state in git: a review decision for toy bumps toy alone, and two fresh
+    clones of the commit, built without any dist/ folder, report the same versions."""
+    # the candidates are in the review queue (pending), the build is released as 1.0.0
+    curate(repo, "review", "seed")
+    curate(repo, "review", "export")
+    dvc(repo, "repro", "-q")
+    for b in ("toy", "toy2"):
+        proc = curate(repo, "release", b, "--version", "1.0.0", "--date", "2026-01-01")
+        assert f"releases/{b}.json" in proc.stdout
+    toy2_build = digests(repo, ["dist/toy2"])
+
+    # one decision, for toy: toy moves on, toy2 stays (same version, same files)
+    run(repo, sys.executable, "-c", RELEASE_SCRIPT)
+    curate(repo, "review", "export")
+    dvc(repo, "repro", "-q")
+    versions = _versions(repo)
+    assert versions == {"toy": "1.1.0", "toy2": "1.0.0"}  # minor: an item added to `filled`
+    assert digests(repo, ["dist/toy2"]) == toy2_build
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-q", "-m", "one review decision for toy")
+
+    for name in ("clone-a", "clone-b"):
+        clone = tmp_path / name
+        run(tmp_path, "git", "clone", "-q", str(repo), str(clone))
+        dvc(clone, "cache", "dir", "--local", str(repo / ".dvc" / "cache"))
+        dvc(clone, "checkout", "-q")
+        shutil.rmtree(clone / "dist")  # the version must not come from old builds
+        dvc(clone, "repro", "-f", "-s", "build@toy", "build@toy2")
+        assert _versions(clone) == versions
+        assert (clone / "dist" / "toy" / f"toy-{versions['toy']}" / "README.md").is_file()
+
+
+LOAD_SCRIPT = """\
+import json, sys
+import datasets
+out = {}
+for b in ("toy", "toy2"):
+    ds = datasets.load_dataset(f"dist/{b}/{b}-1.0.0", "original", split="test")
+    out[b] = sorted(ds["question"])
+print(json.dumps(out))
+"""
+
+
+def test_datasets_cache_keeps_builds_apart(built_repo: BuiltRepo, tmp_path: Path):
+    """Two builds loaded in a row through one fresh `datasets` cache: each its own rows."""
+    root = built_repo.path
+    cache = tmp_path / "hf-cache"
+    proc = run(
+        root,
+        sys.executable,
+        "-c",
+        LOAD_SCRIPT,
+        env={"HF_DATASETS_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")},
+    )
+    loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    for b in ("toy", "toy2"):
+        shards = sorted((root / "dist" / b / f"{b}-1.0.0" / "data" / "original").glob("*.parquet"))
+        own = sorted(pl.concat([pl.read_parquet(s) for s in shards])["question"].to_list())
+        assert loaded[b] == own
+    assert loaded["toy"] != loaded["toy2"]
+    assert any(cache.iterdir())  # it did go through the fresh cache
+
+
+def test_metrics_show_of_the_bundled_benchmarks_fits_200_columns():
+    """The committed headline metrics of the three bundled benchmarks, as a user sees them."""
+    proc = run(REPO, "dvc", "metrics", "show")
+    lines = proc.stdout.splitlines()
+    for b in ("gsm8k", "math-l5", "crux"):
+        assert any(line.startswith(f"metrics/headline/{b}.json") for line in lines), b
+    assert max(len(line) for line in lines) <= 200
