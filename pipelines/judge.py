@@ -11,7 +11,8 @@ BenchFill's status for the review queue to show.
 
 Offline (``collect.backend: simulate``) the simulated judge answers; its verdicts
 say so. Verdicts that decided nothing (unparseable, no own answer, undecided) are
-counted by reason under ``unjudged`` and never as passed: they need a reviewer. Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
+counted by reason under ``unjudged`` and never as passed: they need a reviewer.
+Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
 """
 
 from __future__ import annotations
