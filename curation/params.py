@@ -24,6 +24,7 @@ BENCHMARK_KEYS = (
     "grading",
     "lm_eval_tasks",
     "in_domain_reference",
+    "limit",
 )
 ITEMS_KEYS = (
     "path",
@@ -197,6 +198,9 @@ def benchmark_spec(
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):
         raise ConfigError(f"{where}.lm_eval_tasks: expected a list of task names")
     _get(entry, "in_domain_reference", where, default=True, kind=bool)
+    limit = _get(entry, "limit", where, default=None, kind=int)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"{where}.limit: must be at least 1 (the first N items), got {limit}")
     known = {"domain", "license", "source", "items", "responses"}
     return BenchmarkSpec(
         name=name,
@@ -207,6 +211,15 @@ def benchmark_spec(
         responses=responses,
         extra={k: v for k, v in entry.items() if k not in known},
     )
+
+
+def benchmark_limit(spec: BenchmarkSpec) -> int | None:
+    """``benchmarks.<b>.limit``: keep only the first N items (trying a real panel on a few).
+
+    Applied at ingest, so every later stage (collection, annotate, fill) sees the slice.
+    """
+    value = spec.extra.get("limit")
+    return None if value is None else int(value)
 
 
 def require_file(path: Path, *, params_file: str, key: str) -> Path:

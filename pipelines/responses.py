@@ -29,6 +29,7 @@ import polars as pl
 from curation.grading import grading_settings
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
+from curation.items import ingest_benchmark
 from curation.llm import (
     Accounting,
     CollectResult,
@@ -39,7 +40,7 @@ from curation.llm import (
     llm_settings,
     panel_models,
 )
-from curation.params import benchmark_spec
+from curation.params import benchmark_limit, benchmark_spec
 from curation.paths import (
     collect_metrics_path,
     imports_dir,
@@ -139,9 +140,19 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     imported = read_imports(benchmark, known_items=known, items_file=str(items_file))
     base = None
     if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
-        base = import_responses(
-            spec, known_items=known, items_file=str(items_file), params_file=params_file
+        limited = benchmark_limit(spec) is not None
+        # with benchmarks.<b>.limit the matrix still names every source item: check
+        # against all of them, keep the slice's
+        allowed = (
+            ingest_benchmark(spec, params_file=params_file).get_column("item").to_list()
+            if limited
+            else known
         )
+        base = import_responses(
+            spec, known_items=allowed, items_file=str(items_file), params_file=params_file
+        )
+        if limited:
+            base = base.filter(pl.col("item").is_in(known))
     table = overlay(base, imported)
     out = responses_path(benchmark)
     write_table(table, out, "response")
