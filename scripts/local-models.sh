@@ -11,6 +11,7 @@
 #   scripts/local-models.sh status
 #   scripts/local-models.sh stop
 #   scripts/local-models.sh paths     # print binary + weight paths (used by CI's existence check)
+#   eval "$(scripts/local-models.sh env)"   # the variables params.local.yaml reads
 #
 # Env: BENCHCURATE_CACHE (default ~/.cache/benchcurate), LOCAL_MODELS (space separated
 # subset of: smollm2 qwen05 gemma; default "smollm2 qwen05"), LOCAL_BASE_PORT (8081).
@@ -164,11 +165,19 @@ paths() { # exit 0 only if the binary and every selected model's weights exist (
   return $ok
 }
 
+env_vars() { # the endpoint variables params.local.yaml names
+  echo "export BENCHCURATE_LOCAL_SMOLLM2_URL=http://127.0.0.1:$(model_port smollm2)/v1"
+  echo "export BENCHCURATE_LOCAL_QWEN05_URL=http://127.0.0.1:$(model_port qwen05)/v1"
+  echo "export BENCHCURATE_LOCAL_GEMMA_URL=http://127.0.0.1:$(model_port gemma)/v1"
+  echo "export BENCHCURATE_LOCAL_KEY=EMPTY"
+}
+
 case "${1:-}" in
+  env) env_vars ;;
   install) install ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
   paths) paths ;;
-  *) echo "usage: $0 install|start|stop|status|paths" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|status|paths|env" >&2; exit 2 ;;
 esac
