@@ -109,6 +109,9 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
     m = metrics["methods"]["benchfill"]
     assert metrics["source"] == "collected" and metrics["panel_size"] == 4
     assert m["rewriter_calls"] == 12
+    n_invalid, n_dup = (int((bf["status"] == s).sum()) for s in ("invalid", "duplicate"))
+    assert m["failure_reasons"]["unparseable rewrite: no JSON object in the output"] == n_invalid
+    assert m["failure_reasons"]["same question"] == n_dup
     assert m["panel_trials"] == int(bf["n_trials"].sum())
     assert m["tokens"]["total"] > 0
     assert metrics["run"]["requests"] == 12 + m["panel_trials"]
@@ -269,6 +272,8 @@ def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
     assert bf.filter(pl.col("status") == "inserted").height == 0
     metrics = json.loads((tmp_path / "metrics/fill" / f"{BENCH}.json").read_text())
     assert metrics["methods"]["benchfill"]["n_inserted"] == 0
+    reasons = metrics["methods"]["benchfill"]["failure_reasons"]
+    assert reasons["judge: unparseable"] >= 1 and reasons["judge: no-own-answer"] >= 1
     # the judge's calls are counted in fill's request count: every call the server saw
     assert metrics["run"]["judge_requests"] > 0
     assert metrics["run"]["requests"] == made
