@@ -10,21 +10,28 @@
 # does when they are absent). Everything model-related runs at nice 19.
 #
 #   bash scripts/test-real-model.sh            # KEEP=1 keeps the scratch folder
+#   USE_RUNNING_ENDPOINTS=1 ...                # use the BENCHCURATE_LOCAL_*_URL already exported
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 LM="$REPO/scripts/local-models.sh"
-if ! bash "$LM" paths >/dev/null 2>&1; then
-  echo "test-real-model: skipped (no cached llama-server/weights; run: bash scripts/local-models.sh install)"
-  exit 0
-fi
 PY="${PYTHON:-python}"
 export DVC_NO_ANALYTICS=1 HF_HUB_OFFLINE=1 TQDM_DISABLE=1
-eval "$(bash "$LM" env)"
 STARTED=0
-if ! bash "$LM" status | grep -q "qwen05.*healthy" || ! bash "$LM" status | grep -q "smollm2.*healthy"; then
-  bash "$LM" start
-  STARTED=1
+if [[ "${USE_RUNNING_ENDPOINTS:-0}" == 1 ]]; then
+  # endpoints already exported by the caller (e.g. servers started by hand)
+  : "${BENCHCURATE_LOCAL_QWEN05_URL:?}" "${BENCHCURATE_LOCAL_SMOLLM2_URL:?}"
+else
+  if ! bash "$LM" paths >/dev/null 2>&1; then
+    echo "test-real-model: skipped (no cached llama-server/weights; run: bash scripts/local-models.sh install)"
+    exit 0
+  fi
+  eval "$(bash "$LM" env)"
+  if ! bash "$LM" status | grep -q "qwen05.*healthy" || ! bash "$LM" status | grep -q "smollm2.*healthy"; then
+    bash "$LM" start
+    STARTED=1
+  fi
 fi
+export BENCHCURATE_LOCAL_KEY="${BENCHCURATE_LOCAL_KEY:-EMPTY}"
 WORK="$(mktemp -d /tmp/benchcurate-real.XXXXXX)"
 cleanup() {
   [[ "$STARTED" == 1 ]] && bash "$LM" stop || true
@@ -36,6 +43,7 @@ git clone -q --no-hardlinks "$REPO" "$WORK/p"
 # uncommitted work of the caller's tree is what we test: copy the tracked files over
 git -C "$REPO" ls-files -z | (cd "$REPO" && xargs -0 cp --parents -t "$WORK/p" 2>/dev/null) || true
 cd "$WORK/p"
+export PYTHONPATH="$WORK/p"  # this tree's code, not an installed copy
 "$PY" scripts/merge_params.py "$REPO/params.yaml" "$REPO/params.local.yaml" > params.yaml
 RUN_DIR="${BENCHCURATE_CACHE:-$HOME/.cache/benchcurate}/llama/run"
 log_calls() { cat "$RUN_DIR"/*.log 2>/dev/null | grep -c 'POST /v1/chat/completions' || true; }
