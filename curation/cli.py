@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from curation.errors import CurationError
+from curation.failure import guarded
 from curation.params import load_params
 
 
@@ -140,13 +140,17 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``publish``'s options come from curation.publish, which imports polars and the Hub
     client (0.6 s): with ``argv`` they are added only when ``publish`` is on the line.
     """
-    parser = argparse.ArgumentParser(
-        prog="curate",
-        description="benchcurate: measure and repair LLM benchmarks. The pipeline stages "
-        "are DVC stages (pipelines/<stage>.py): `dvc repro` runs them all, "
-        "`dvc repro -s annotate@gsm8k` one of them.",
+    parser = argparse.ArgumentParser(prog="curate")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an unexpected error (also: CURATE_DEBUG=1)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    from curation.commands.validate import register as register_validate
+
+    register_validate(sub)
 
     p = sub.add_parser("responses", help="response tables (subcommand: import)")
     rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
@@ -257,26 +261,41 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="print the per-benchmark figures of the last run")
     _add_common(p, benchmarks=False)
     p.set_defaults(func=_cmd_summary)
-    return parser
+    from curation.commands.help import document
+
+    return document(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args: Any = parser.parse_args(argv)
+    """Parse the command line and run one subcommand through the one exit path."""
     try:
-        return int(args.func(args) or 0)
-    except CurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
+        args: Any = parser.parse_args(argv)
+        doing = f"curate {args.command}"
+        return guarded(lambda: _command(args), doing=lambda: doing, debug=args.debug)
+    finally:
+        _flush_stdout()  # --help's SystemExit too: its page is still in the buffer
+
+
+def _command(args: Any) -> int:
+    code = int(args.func(args) or 0)
+    sys.stdout.flush()  # a closed pipe shows here, where guarded() sees it, not at exit
+    return code
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
     except BrokenPipeError:
-        # stdout closed early (`curate review stats | head`): not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """stdout was closed early (`curate review stats | head -1`): not an error. Point it
+    at /dev/null so the interpreter's own flush at exit has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ BENCHMARK_KEYS = (
     "lm_eval_tasks",
     "in_domain_reference",
     "limit",
+    "citation",  # BibTeX of the source benchmark, printed in the dataset card
+    "source_datasets",  # Hub ids of the source datasets, in the card's YAML header
 )
 ITEMS_KEYS = (
     "path",
@@ -42,6 +44,7 @@ RESPONSES_KEYS = (
     "model_column",
     "columns",
     "n_trials",
+    "aggregate",
     "source",
     "protocol",
 )
@@ -115,6 +118,8 @@ class ResponsesSpec:
     """Wide layout: trials behind each cell (values are 0/1 or success rates)."""
     source: str
     protocol: dict[str, Any]
+    aggregate: str = "none"
+    """Long rows repeating a (model, item) cell: ``none`` = an error, ``sum`` = added up."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,9 @@ def benchmark_spec(
         if source not in RESPONSE_SOURCES:
             raise ConfigError(f"{rw}.source: {source!r} is not one of {RESPONSE_SOURCES}")
         n_trials = _get(rr, "n_trials", rw, default=1, kind=int)
+        aggregate = _get(rr, "aggregate", rw, default="none", kind=str)
+        if aggregate not in ("none", "sum"):
+            raise ConfigError(f"{rw}.aggregate: {aggregate!r} is not 'none' or 'sum'")
         if n_trials < 1:
             raise ConfigError(f"{rw}.n_trials: must be at least 1, got {n_trials}")
         responses = ResponsesSpec(
@@ -193,6 +201,7 @@ def benchmark_spec(
             n_trials=n_trials,
             source=source,
             protocol=dict(_get(rr, "protocol", rw, default={}, kind=dict)),
+            aggregate=aggregate,
         )
     tasks = _get(entry, "lm_eval_tasks", where, default=None, kind=list)
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):
@@ -201,6 +210,10 @@ def benchmark_spec(
     limit = _get(entry, "limit", where, default=None, kind=int)
     if limit is not None and limit < 1:
         raise ConfigError(f"{where}.limit: must be at least 1 (the first N items), got {limit}")
+    _get(entry, "citation", where, default=None, kind=str)
+    sources = _get(entry, "source_datasets", where, default=None, kind=list)
+    if sources is not None and not all(isinstance(x, str) and x for x in sources):
+        raise ConfigError(f"{where}.source_datasets: expected a list of dataset ids")
     known = {"domain", "license", "source", "items", "responses"}
     return BenchmarkSpec(
         name=name,

@@ -14,9 +14,11 @@ Two layers, one message style:
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Collection, Mapping
-from typing import Any, TypeVar
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -26,23 +28,104 @@ S = TypeVar("S", bound="Section")
 
 
 class Section(BaseModel):
-    """Base of every params section: unknown keys are errors, values are immutable."""
+    """Base of every params section: unknown keys are errors, values are immutable.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    ``strict``: YAML already gives numbers, booleans and lists their types, so a quoted
+    ``"0.5"`` or ``"1e30"`` (PyYAML reads 1e30 without a dot as text) is a mistake to
+    report, not a value to coerce.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        allow_inf_nan=False,
+        strict=True,
+        use_attribute_docstrings=True,  # the field docstrings become schema descriptions
+    )
 
 
-def _message(error: Mapping[str, Any], cls: type[Section]) -> str:
-    if error["type"] == "extra_forbidden":
-        return f"unknown setting; valid: {', '.join(sorted(cls.model_fields))}"
-    got = error.get("input")
-    text = str(error["msg"])
-    return f"{text} (got {got!r})" if not isinstance(got, Mapping | list) else text
+_UNION_TAG = re.compile(
+    r"^(str|int|float|bool|none|(list|dict|tuple|set|literal|nullable|function-\w+)\[.*|"
+    r"constrained-\w+|function-\w+)$"
+)
+"""How pydantic names a union member in an error location (not a key of the file)."""
+
+
+def _field_model(annotation: Any) -> type[BaseModel] | None:
+    """The section class inside ``annotation`` (X, X | None, dict[str, X], list[X])."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _field_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _model_at(cls: type[BaseModel], parts: Sequence[Any]) -> type[BaseModel] | None:
+    """The section class that holds the key at ``parts`` (None when not a section)."""
+    current: type[BaseModel] | None = cls
+    for part in parts:
+        if current is None:
+            return None
+        field = current.model_fields.get(str(part))
+        if field is None:  # a dict key or list index: stay on the value's model
+            continue
+        current = _field_model(field.annotation)
+    return current
+
+
+def _unknown_key(key: str, valid: Collection[str]) -> str:
+    close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown setting; {hint}valid: {', '.join(sorted(valid))}"
+
+
+def _dotted(parts: Sequence[Any]) -> str:
+    """``("panel", "models", 0, "name")`` as ``panel.models[0].name``."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _explain(errors: Sequence[Mapping[str, Any]], cls: type[Section]) -> tuple[str, str]:
+    """(key path, message) of the first problem; union members' messages are joined."""
+    first = errors[0]
+    loc = list(first["loc"])
+    tag_at = next(
+        (i for i, p in enumerate(loc) if isinstance(p, str) and _UNION_TAG.match(p)), None
+    )
+    if first["type"] == "extra_forbidden":
+        holder = _model_at(cls, loc[:-1])
+        valid = list(holder.model_fields) if holder is not None else []
+        return _dotted(loc), _unknown_key(str(loc[-1]), valid)
+    if tag_at is None:
+        got = first.get("input")
+        text = "required setting missing" if first["type"] == "missing" else str(first["msg"])
+        text = text.removeprefix("Value error, ")
+        if first["type"] != "missing" and not isinstance(got, Mapping | list):
+            text = f"{text} (got {got!r})"
+        return _dotted(loc), text
+    path = loc[:tag_at]
+    same = [e for e in errors if list(e["loc"])[:tag_at] == path]
+    options: list[str] = []
+    for e in same:
+        rest = [p for p in list(e["loc"])[tag_at + 1 :] if not _UNION_TAG.match(str(p))]
+        msg = str(e["msg"]).removeprefix("Input should be ").removeprefix("Value error, ")
+        text = f"{_dotted(rest)}: {msg}" if rest else msg
+        if text not in options:
+            options.append(text)
+    got = same[0].get("input") if tag_at == len(loc) - 1 else None
+    shown = f" (got {got!r})" if got is not None and not isinstance(got, Mapping | list) else ""
+    return _dotted(path), f"Input should be {' or '.join(options)}{shown}"
 
 
 def parse_section(cls: type[S], raw: Any, *, where: str) -> S:
     """``raw`` (a params mapping, or None for "all defaults") as a ``cls`` instance.
 
-    ``where`` names the section for messages, e.g. ``"params.yaml: annotate"``.
+    ``where`` names the section for messages, e.g. ``"params.yaml: annotate"`` (keys are
+    joined with "."), or a file alone, ``"params.yaml"`` (keys follow ": ").
     """
     if raw is None:
         raw = {}
@@ -51,9 +134,13 @@ def parse_section(cls: type[S], raw: Any, *, where: str) -> S:
     try:
         return cls.model_validate(dict(raw))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        path = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{where}.{path}: {_message(first, cls)}") from None
+        # a misspelt key also makes its right spelling "missing": report the typo first
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        path, message = _explain(errors, cls)
+        sep = "." if ": " in where else ": "
+        raise ConfigError(
+            f"{where}{sep}{path}: {message}" if path else f"{where}: {message}"
+        ) from None
 
 
 def mapping(raw: Any, where: str) -> dict[str, Any]:

@@ -3,21 +3,24 @@
 Each ``pipelines/<stage>.py`` defines ``run(params, [benchmark,] params_file=...)`` and
 hands it to :func:`stage_main`, which parses ``--params`` and ``--benchmark``, runs it for
 each named benchmark (or every benchmark in params.yaml), prints what it made, and turns
-a :class:`~curation.errors.CurationError` into one line on stderr and exit code 2, never
-a traceback. Keeping this here, not in each stage file, is what lets ``pipelines/`` hold
-nothing but stage code.
+any failure into one line on stderr (``curation.failure``: exit 2 for bad input, 3 for a
+bug, the traceback only with ``--debug``), never a traceback. Under ``dvc repro`` the line
+also names the command that restores the stage's last good outputs. Keeping this here,
+not in each stage file, is what lets ``pipelines/`` hold nothing but stage code.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from curation.errors import CurationError
+from curation.failure import guarded
+from curation.io.atomic import all_or_nothing
 from curation.params import benchmark_names, load_params
+from curation.params_model import validate_params
+from curation.restore import restore_hint
 
 PerBenchmarkRun = Callable[..., str]
 """``run(params, benchmark, *, params_file) -> printed summary``."""
@@ -33,6 +36,11 @@ def stage_parser(name: str, *, per_benchmark: bool, description: str | None) -> 
     )
     parser.add_argument(
         "--params", default="params.yaml", help="params file (default: params.yaml)"
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an unexpected error (also: CURATE_DEBUG=1)",
     )
     if per_benchmark:
         parser.add_argument(
@@ -52,24 +60,33 @@ def stage_main(
     per_benchmark: bool = True,
     description: str | None = None,
 ) -> int:
-    """Run one stage from the command line; returns the process exit code."""
+    """Run one stage from the command line; returns the process exit code.
+
+    The params file is checked whole (``schemas/params.schema.json``) before anything
+    runs, and each run's outputs are renamed into place only when it has succeeded.
+    """
     args = stage_parser(name, per_benchmark=per_benchmark, description=description).parse_args(argv)
-    try:
+    doing = name
+
+    def step() -> None:
+        nonlocal doing
         params = load_params(args.params)
+        validate_params(params, params_file=args.params)
         if per_benchmark:
             for benchmark in args.benchmark or benchmark_names(params):
-                print(run(params, benchmark, params_file=args.params), flush=True)
+                doing = f"{name}@{benchmark}"
+                with all_or_nothing():
+                    summary = run(params, benchmark, params_file=args.params)
+                print(summary, flush=True)
         else:
-            print(run(params, params_file=args.params), flush=True)
-    except CurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # stdout closed early (`... | head`): not an error of the stage
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    return 0
+            with all_or_nothing():
+                summary = run(params, params_file=args.params)
+            print(summary, flush=True)
+
+    dvc_stage = os.environ.get("DVC_STAGE")  # set by `dvc repro` for the command it runs
+    return guarded(
+        step,
+        doing=lambda: doing,
+        debug=args.debug,
+        hint=(lambda: restore_hint(dvc_stage)) if dvc_stage else None,
+    )

@@ -13,7 +13,7 @@ from curation.paths import (
     fill_metrics_path,
     irt_metrics_path,
 )
-from curation.report.format import DASH, fixed, interval, percent
+from curation.report.format import DASH, fixed, general, interval, percent, with_interval
 from curation.report.text import table
 
 
@@ -106,6 +106,7 @@ def gaps_table(names: list[str]) -> str:
         "interval",
         "Top-3",
         "Top-5",
+        "Max Gap est. [90%]",
         "flags",
     )
     rows: list[tuple[str, ...]] = []
@@ -115,6 +116,7 @@ def gaps_table(names: list[str]) -> str:
             rows.append(_missing(name, header))
             continue
         flags = [k for k in ("ddm", "max_gap", "top_5_sum") if m["flags"][k]]
+        iv = (m.get("intervals") or {}).get("max_gap")
         rows.append(
             (
                 name,
@@ -124,22 +126,68 @@ def gaps_table(names: list[str]) -> str:
                 interval(m["max_gap_left"], m["max_gap_right"]),
                 fixed(m["top_3_sum"]),
                 fixed(m["top_5_sum"]),
+                with_interval(iv["estimate"], iv["low"], iv["high"]) if iv else DASH,
                 ", ".join(flags) or DASH,
             )
         )
     return table(header, rows)
 
 
+# --- gaps: resolution and anchoring (issue 13) -------------------------------------------
+
+
+def resolution_table(names: list[str]) -> str:
+    """Levels, score step, clipped items and panel span of each benchmark's z."""
+    metrics = _load(GAPS_METRICS) or {}
+    header = (
+        "benchmark",
+        "trials/cell",
+        "z levels",
+        "resolution",
+        "clipped at 0",
+        "clipped at 1",
+        "panel θ span",
+        "gaps resolved",
+    )
+    rows: list[tuple[str, ...]] = []
+    for name in names:
+        r = (metrics.get(name) or {}).get("resolution")
+        if r is None:
+            rows.append(_missing(name, header))
+            continue
+        p = r["panel"]
+        rows.append(
+            (
+                name,
+                general(r.get("trials_per_cell", 0)),
+                str(r["n_levels"]),
+                fixed(r.get("resolution")),
+                f"{r['n_clipped_low']} ({percent(r.get('share_clipped_low', 0), 0)})",
+                f"{r['n_clipped_high']} ({percent(r.get('share_clipped_high', 0), 0)})",
+                f"{p['theta_min']:.2f}..{p['theta_max']:.2f} ({p['span']:.2f})",
+                f"{r.get('largest_gaps_resolved', 0)}/{r.get('largest_gaps_listed', 0)}",
+            )
+        )
+    return table(header, rows)
+
+
+# --- end of gaps: resolution and anchoring -----------------------------------------------
+
+
 def fill_table(names: list[str]) -> str:
+    """One row per benchmark on the ESTIMATED z (confirmation estimates: what a real run
+    can know); a simulated run adds a row on the simulated world's TRUE z."""
     header = (
         "benchmark",
         "source",
+        "z",
         "inserted",
         "Top-3 before",
         "BenchFill",
         "baseline",
         "oracle",
         "target dev",
+        "on target",
         "trials/item",
         "of fixed",
     )
@@ -152,25 +200,46 @@ def fill_table(names: list[str]) -> str:
         meth = m["methods"]
         bf = meth["benchfill"]
 
-        def red(method: str, methods: dict[str, Any] = meth) -> str:
-            if method not in methods:
-                return DASH
-            return fixed(-methods[method]["top_3_reduction_pct"], 1) + "%"
+        def red(method: str, key: str, methods: dict[str, Any] = meth) -> str:
+            value = methods.get(method, {}).get(key)
+            return DASH if value is None else fixed(-value, 1) + "%"
 
+        se = bf.get("target_dev_se")
+        dev = fixed(bf["target_dev"], 4) + (f" ± {se:.4f}" if se is not None else "")
+        on = f"{bf['n_on_target']}/{bf['n_inserted']}" if "n_on_target" in bf else DASH
         rows.append(
             (
                 name,
                 m["source"],
+                "estimated",
                 f"{bf['n_inserted']}/{m['insertions']}",
                 fixed(m["top_3_before"]),
-                red("benchfill"),
-                red("baseline"),
-                red("oracle"),
-                fixed(bf["target_dev"], 4),
+                red("benchfill", "top_3_reduction_pct"),
+                red("baseline", "top_3_reduction_pct"),
+                red("oracle", "top_3_reduction_pct"),
+                dev,
+                on,
                 fixed(bf["trials_per_insertion"], 0, grouping=True),
                 percent(bf["trials_vs_fixed"]),
             )
         )
+        if m.get("true") is not None:
+            rows.append(
+                (
+                    "",
+                    "",
+                    "true (sim.)",
+                    "",
+                    "",
+                    red("benchfill", "true_top_3_reduction_pct"),
+                    red("baseline", "true_top_3_reduction_pct"),
+                    red("oracle", "true_top_3_reduction_pct"),
+                    fixed(bf.get("true_target_dev"), 4),
+                    "",
+                    "",
+                    "",
+                )
+            )
     return table(header, rows)
 
 
@@ -183,7 +252,13 @@ def print_summary(params: dict[str, Any]) -> int:
     print("\nDifficulty distribution and gaps (metrics/gaps.json; read reports/gaps.md first):")
     print(gaps_table(names))
     print(
-        "\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline backend):"
+        "\nResolution and anchoring (z = 0 / 1: below the weakest / above the strongest model;"
+        " resolution: z change of one score step):"
+    )
+    print(resolution_table(names))
+    print(
+        "\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline backend;"
+        "\nz: estimated = confirmation estimates, true = the simulated world's truth):"
     )
     print(fill_table(names))
     return 0

@@ -8,18 +8,17 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 from __future__ import annotations
 
 import json
-import math
 import time
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import polars as pl
-from pydantic import Field, NonNegativeInt, PositiveInt
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json
+from curation.io.atomic import atomic_path, non_finite_paths, write_json
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
+from curation.params_model import AnnotateSettings
 from curation.paths import (
     calibration_path,
     difficulty_path,
@@ -28,26 +27,11 @@ from curation.paths import (
     irt_plot_path,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
-from curation.settings import Section, parse_section
+from curation.settings import parse_section
 from curation.stage_main import stage_main
-
-
-class AnnotateSettings(Section):
-    """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
-
-    model: Literal["1pl", "2pl", "auto"] = "auto"
-    """1pl | 2pl | auto (choose by BIC per benchmark)."""
-    method: Literal["map", "nuts"] = "map"
-    scale: Literal["panel", "items", "logistic"] = "panel"
-    seed: NonNegativeInt = 0
-    loo: bool = True
-    """Leave-one-model-out stability of z."""
-    laplace_draws: PositiveInt = 1000
-    """Draws of b written beside a MAP fit (the gap intervals use them)."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""
 
 
 def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[str, Any]:
@@ -63,6 +47,13 @@ def _require_fittable(responses: pl.DataFrame, *, file: str) -> None:
     if len(models) < 2:
         raise InputError(
             f"difficulty needs responses from at least 2 models; got {len(models)} {models}",
+            file=file,
+        )
+    n_items = responses.get_column("item").n_unique()
+    if n_items < 2:
+        raise InputError(
+            f"cannot fit difficulty: it needs at least 2 items (z is placed against other "
+            f"items); got {n_items}",
             file=file,
         )
     correct, trials = int(responses["n_correct"].sum()), int(responses["n_trials"].sum())
@@ -169,14 +160,15 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     try:  # every output is checked before the first is written: none or all of them
         json.dumps(metrics, allow_nan=False)
     except ValueError:
-        bad = sorted(k for k, v in metrics.items() if isinstance(v, float) and not math.isfinite(v))
+        bad = sorted(non_finite_paths(metrics))
         raise InputError(
             f"the fit produced non-finite figures {bad}; the matrix cannot be measured",
             file=str(responses_file),
         ) from None
 
-    plot_item_curves(result, irt_plot_path(benchmark, "icc"))
-    plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"))
+    fmt = plot_settings(params, where=params_file).format
+    plot_item_curves(result, irt_plot_path(benchmark, "icc"), formats=fmt)
+    plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"), formats=fmt)
     write_table(table, difficulty_path(benchmark), "difficulty")
     with atomic_path(draws_path(benchmark)) as tmp, open(tmp, "wb") as fh:
         np.savez_compressed(

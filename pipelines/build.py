@@ -17,9 +17,9 @@ from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
-from curation.io.tables import read_table, require_output
+from curation.io.tables import read_json, read_table, require_output
 from curation.params import benchmark_spec
 from curation.paths import (
     DIST_ROOT,
@@ -33,6 +33,7 @@ from curation.paths import (
     subset_path,
     subsets_metrics_path,
 )
+from curation.plots._style import plot_settings
 from curation.publish import BuildInputs, CardOptions, SubsetInput, build_dataset
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
@@ -66,11 +67,21 @@ def dist_root(settings: dict[str, Any]) -> Path:
 
 
 def _repo_id(settings: dict[str, Any], benchmark: str) -> str | None:
-    """``build.repo_id``: "org/{benchmark}" template or a mapping benchmark -> repo id."""
+    """``build.repo_id`` ("org/{benchmark}" template or a mapping benchmark -> repo id),
+    else the repository the last ``curate publish --repo-id`` recorded in releases/."""
     raw = settings.get("repo_id")
     if isinstance(raw, dict):
         raw = raw.get(benchmark)
-    return str(raw).format(benchmark=benchmark) if raw else None
+    if raw:
+        return str(raw).format(benchmark=benchmark)
+    release = release_path(benchmark)
+    if release.is_file():
+        try:
+            recorded = json.loads(release.read_text(encoding="utf-8")).get("repo_id")
+        except (ValueError, AttributeError):
+            return None
+        return str(recorded) if recorded else None
+    return None
 
 
 def _subset_inputs(
@@ -80,7 +91,7 @@ def _subset_inputs(
     metrics_file = require_output(
         subsets_metrics_path(benchmark), produced_by=f"subsets@{benchmark}"
     )
-    metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
+    metrics = read_json(metrics_file, produced_by=f"subsets@{benchmark}")
     out = []
     for name, _spec, _m in cfg.names():
         if name in metrics.get("skipped", {}):
@@ -103,13 +114,24 @@ def _subset_inputs(
     return out, reference
 
 
+def _read_accepted(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError(
+            f"not a readable parquet table ({str(exc).strip()[:120]}); export it again with "
+            "`curate review export`",
+            file=str(path),
+        ) from None
+
+
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     settings = _settings(params, params_file)
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     accepted_file = accepted_path(settings, benchmark)
-    accepted = pl.read_parquet(accepted_file) if accepted_file.is_file() else None
+    accepted = _read_accepted(accepted_file) if accepted_file.is_file() else None
     decisions = Path(str(settings.get("decisions") or DEFAULT_DECISIONS))
     subsets: list[SubsetInput] = []
     reference = None
@@ -141,7 +163,10 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             tags=tuple(card.get("tags") or ()),
             task_categories=tuple(tasks) if tasks else None,
             repo_id=_repo_id(settings, benchmark),
+            citation=spec.extra.get("citation"),
+            source_datasets=tuple(spec.extra.get("source_datasets") or ()),
         ),
+        figure_formats=tuple(plot_settings(params, where=params_file).format),
     )
     result = build_dataset(
         inputs,

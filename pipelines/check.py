@@ -4,40 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import NonNegativeFloat, PositiveFloat, PositiveInt
-
 from curation.io.atomic import write_json, write_text
 from curation.io.tables import read_table
+from curation.params_model import CheckSettings
 from curation.paths import (
     check_metrics_path,
     check_plot_path,
     check_report_path,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.check import plot_check_overview
 from curation.responses import check_matrix, render_check_markdown, summary_line
 from curation.schemas import validate_records
-from curation.settings import Section, parse_section
+from curation.settings import parse_section
 from curation.stage_main import stage_main
-
-
-class WarnLimits(Section):
-    """``check.warn``: when a diagnostic becomes a warning (defaults in curation.responses)."""
-
-    item_informativeness_below: NonNegativeFloat | None = None
-    model_informativeness_below: NonNegativeFloat | None = None
-    model_reversal_above: NonNegativeFloat | None = None
-    item_reversal_above: NonNegativeFloat | None = None
-    per_model_reversal_factor: PositiveFloat | None = None
-    per_item_reversal_factor: PositiveFloat | None = None
-
-
-class CheckSettings(Section):
-    """params.yaml ``check``."""
-
-    list_limit: PositiveInt = 10
-    """How many models/items each list in the report names."""
-    warn: WarnLimits = WarnLimits()
 
 
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
@@ -49,7 +30,8 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     metrics = report.metrics(list_limit=list_limit)
     metrics_file = check_metrics_path(benchmark)
     validate_records([metrics], "check_metrics", file=str(metrics_file))
-    plot_check_overview(report, check_plot_path(benchmark))
+    fmt = plot_settings(params, where=params_file).format
+    plot_check_overview(report, check_plot_path(benchmark), formats=fmt)
     write_text(check_report_path(benchmark), render_check_markdown(report, list_limit=list_limit))
     write_json(metrics_file, metrics)
     text = summary_line(report)

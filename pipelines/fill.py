@@ -33,6 +33,7 @@ from curation.paths import (
     items_path,
     memory_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.fill import plot_fill
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
@@ -44,7 +45,7 @@ def _summary(benchmark: str, result: FillResult) -> str:
     tag = " [simulated]" if m["source"] == SIMULATED else ""
     parts = [
         f"{benchmark}{tag}: BenchFill {bf['n_inserted']}/{bf['n_targets']} inserted, "
-        f"Top-3 -{bf['top_3_reduction_pct']:.1f}%"
+        f"estimated z: Top-3 -{bf['top_3_reduction_pct']:.1f}%"
     ]
     others = [
         f"{name} -{m['methods'][name]['top_3_reduction_pct']:.1f}%"
@@ -54,7 +55,24 @@ def _summary(benchmark: str, result: FillResult) -> str:
     if others:
         parts.append(f" ({', '.join(others)})")
     if bf["target_dev"] is not None:
-        parts.append(f", target dev {bf['target_dev']:.4f}")
+        se = f" ± {bf['target_dev_se']:.4f}" if bf.get("target_dev_se") is not None else ""
+        parts.append(
+            f", target dev {bf['target_dev']:.4f}{se} (confirmation), "
+            f"{bf['n_on_target']}/{bf['n_inserted']} on target within ±{m['tolerance']:g}"
+        )
+    if m.get("true") is not None:
+        true = [
+            f"{name} -{m['methods'][name]['true_top_3_reduction_pct']:.1f}%"
+            for name in (ORACLE, BASELINE)
+            if m["methods"].get(name, {}).get("true_top_3_reduction_pct") is not None
+        ]
+        t_red, t_dev = bf.get("true_top_3_reduction_pct"), bf.get("true_target_dev")
+        parts.append(
+            "; TRUE z (simulated world): Top-3 "
+            + (f"-{t_red:.1f}%" if t_red is not None else "n/a")
+            + (f" ({', '.join(true)})" if true else "")
+            + (f", target dev {t_dev:.4f}" if t_dev is not None else "")
+        )
     if bf["trials_per_insertion"] is not None:
         parts.append(
             f", {bf['trials_per_insertion']:,.0f} panel trials per item "
@@ -123,7 +141,13 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     validate_records([result.metrics], "fill_metrics", file=str(metrics_file))
     write_table(result.candidates, candidates_path(benchmark), "candidate")
     write_table(result.memory, memory_path(benchmark), "fill_memory")
-    plot_fill(result.z_before, result.inserted_rows(), fill_plot_path(benchmark), name=benchmark)
+    plot_fill(
+        result.z_before,
+        result.inserted_rows(),
+        fill_plot_path(benchmark),
+        name=benchmark,
+        formats=plot_settings(params, where=params_file).format,
+    )
     write_json(metrics_file, result.metrics)
     return _summary(benchmark, result)
 

@@ -9,16 +9,7 @@ data/mirt/loadings.parquet. Settings: ``params['mirt']`` (all optional).
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
-
-from pydantic import (
-    Field,
-    NonNegativeFloat,
-    NonNegativeInt,
-    PositiveFloat,
-    PositiveInt,
-    StrictBool,
-)
+from typing import Any
 
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import atomic_path, write_json, write_text
@@ -32,6 +23,7 @@ from curation.irt.mirt import (
     select_dimension,
 )
 from curation.params import benchmark_names
+from curation.params_model import MirtSettings
 from curation.paths import (
     MIRT_LOADINGS,
     MIRT_METRICS,
@@ -39,43 +31,16 @@ from curation.paths import (
     MIRT_REPORT,
     responses_path,
 )
+from curation.plots._style import plot_settings
 from curation.plots.mirt import plot_mirt_loadings, plot_mirt_models, plot_mirt_selection
 from curation.schemas import validate_records
-from curation.settings import Section, parse_section
+from curation.settings import parse_section
 from curation.stage_main import stage_main
 
 METRICS_PATH = MIRT_METRICS
 REPORT_PATH = MIRT_REPORT
 PLOT_DIR = MIRT_PLOT_DIR
 LOADINGS_PATH = MIRT_LOADINGS
-
-
-class MirtPriors(Section):
-    """``mirt.priors``: weak Gaussian priors of the joint fit (all > 0)."""
-
-    theta_sd: PositiveFloat = 1.0
-    a_sd: PositiveFloat = 0.25
-    b_sd: PositiveFloat = 3.0
-
-
-class MirtSettings(Section):
-    """params.yaml ``mirt``: the joint multidimensional fit over several benchmarks."""
-
-    benchmarks: list[str] | None = None
-    """Benchmarks to pool (default: every benchmark in ``benchmarks``; at least two)."""
-    d_max: PositiveInt = 4
-    holdout: float = Field(0.1, gt=0, lt=1)
-    seed: NonNegativeInt = 0
-    select: Literal["heldout", "bic"] = "heldout"
-    se_rule: NonNegativeFloat = 1.0
-    rotation: Literal["varimax", "oblimin", "none"] = "varimax"
-    common_models: StrictBool = True
-    min_models_per_item: PositiveInt = 5
-    drop_constant_items: StrictBool = True
-    priors: MirtPriors = MirtPriors()
-    loading_share: float = Field(0.2, ge=0, lt=1)
-    n_flips: NonNegativeInt = 3
-    n_flip_items: PositiveInt = 10
 
 
 def settings_from_params(
@@ -143,9 +108,10 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     )
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
-    plot_mirt_loadings(report, PLOT_DIR / "loadings.png")
-    plot_mirt_models(report, PLOT_DIR / "models.png")
-    plot_mirt_selection(report, PLOT_DIR / "selection.png")
+    fmt = plot_settings(params, where=params_file).format
+    plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
+    plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
+    plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
     frame = loadings_frame(report.fit, data)
     with atomic_path(LOADINGS_PATH) as tmp:
         frame.write_parquet(tmp, statistics=True)

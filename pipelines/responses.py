@@ -139,6 +139,7 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     known = items.get_column("item").to_list()
     imported = read_imports(benchmark, known_items=known, items_file=str(items_file))
     base = None
+    notes: list[str] = []
     if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
         limited = benchmark_limit(spec) is not None
         # with benchmarks.<b>.limit the matrix still names every source item: check
@@ -149,7 +150,11 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
             else known
         )
         base = import_responses(
-            spec, known_items=allowed, items_file=str(items_file), params_file=params_file
+            spec,
+            known_items=allowed,
+            items_file=str(items_file),
+            params_file=params_file,
+            notes=notes,
         )
         if limited:
             base = base.filter(pl.col("item").is_in(known))
@@ -165,6 +170,8 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
             f"{imports_dir(benchmark)}/"
             + (" (replacing the configured matrix)" if base is None else "")
         )
+    for note in notes:
+        text += f"\n  warning: {note}"
     write_table(empty_frame("sample"), samples_path(benchmark), "sample")
     by_model = {
         m: (int(t), int(c))

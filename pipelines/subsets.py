@@ -78,11 +78,31 @@ def reference_ranking(
     return ReferenceRanking.mean_rank({b: _scores_of(b) for b in others}), None
 
 
+def _check_sizes(
+    params: dict[str, Any], benchmark: str, cfg: SubsetsConfig, *, n_items: int, params_file: str
+) -> None:
+    """A size set for this benchmark, or every size, above its item count is an error.
+
+    (A shared ``subsets.sizes`` list may hold sizes only the larger benchmarks reach: those
+    are skipped and recorded in the metrics, as long as one subset is made.)
+    """
+    too_big = [m for m in cfg.sizes if m > n_items]
+    override = ((params.get("subsets") or {}).get("benchmarks") or {}).get(benchmark) or {}
+    explicit = "sizes" in override
+    if too_big and (explicit or len(too_big) == len(cfg.sizes)):
+        key = f"subsets.benchmarks.{benchmark}.sizes" if explicit else "subsets.sizes"
+        raise ConfigError(
+            f"{params_file}: {key}: subset size {too_big[0]} exceeds the {n_items} items of "
+            f"{benchmark} with a difficulty z; use sizes of at most {n_items}"
+        )
+
+
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     cfg = subsets_config(params, benchmark, params_file=params_file)
     items, z, n_unmeasured = measured_z(benchmark)
     if not items:
         raise InputError("no item has a difficulty z", file=str(difficulty_path(benchmark)))
+    _check_sizes(params, benchmark, cfg, n_items=len(items), params_file=params_file)
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     full_scores = model_scores(responses)
     reference, why_not = reference_ranking(params, benchmark, cfg, params_file=params_file)

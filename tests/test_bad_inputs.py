@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.corpus.runner import load_cases, make_template, problems, run_case
 from tests.stage_cli import run_stage
 
 CORPUS = Path(__file__).parent / "corpus" / "bad"
@@ -79,3 +80,28 @@ def test_missing_upstream_output_says_what_to_run(toy_project: Path, capsys):
     assert run_stage(["responses"]) == 2
     err = capsys.readouterr().err
     assert "data/items/toy.parquet: missing; run `dvc repro ingest@toy`" in err
+
+
+# ---- the corpus: tests/corpus/cases.yaml, one row per case ----------------------------------
+
+CORPUS_CASES = load_cases()
+
+
+@pytest.fixture(scope="module")
+def built_toy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toy project with every stage up to build run once; each case works on a copy."""
+    return make_template(tmp_path_factory.mktemp("corpus") / "template")
+
+
+def test_the_corpus_is_large_and_covers_every_kind() -> None:
+    kinds = {c["kind"] for c in CORPUS_CASES}
+    assert len(CORPUS_CASES) >= 100
+    assert {"ingest", "import-long", "import-wide", "import-lm-eval", "params"} <= kinds
+    assert {"degenerate", "intermediate", "publish"} <= kinds
+    assert len({c["name"] for c in CORPUS_CASES}) == len(CORPUS_CASES)
+
+
+@pytest.mark.parametrize("case", CORPUS_CASES, ids=[c["name"] for c in CORPUS_CASES])
+def test_corpus_case(built_toy: Path, tmp_path: Path, case: dict) -> None:
+    outcome = run_case(case, built_toy, tmp_path / "project")
+    assert problems(case, outcome) == [], outcome.err or outcome.out

@@ -4,8 +4,11 @@ clear ConfigError naming the key path (no traceback, no partial run)."""
 from __future__ import annotations
 
 import importlib
+import json
+from pathlib import Path
 
 import pytest
+import yaml
 
 from curation.errors import ConfigError
 from curation.settings import Section, parse_section
@@ -27,7 +30,7 @@ def test_defaults_and_values() -> None:
 @pytest.mark.parametrize(
     ("raw", "says"),
     [
-        ({"nn": 3}, "p: toy.nn: unknown setting; valid: n, name"),
+        ({"nn": 3}, "p: toy.nn: unknown setting; did you mean 'n'? valid: n, name"),
         ({"n": "abc"}, "p: toy.n: Input should be a valid integer"),
         ([1, 2], "p: toy: expected a mapping, got list"),
     ],
@@ -97,3 +100,100 @@ def test_mirt_section(section: dict[str, object], key_path: str) -> None:
     params = {"benchmarks": {"a": {}, "b": {}}, "mirt": section}
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
         mirt.settings_from_params(params)
+
+
+# ---- the whole file: schemas/params.schema.json ---------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_committed_schema_is_the_generated_one() -> None:
+    """After a section gains a key: `curate schema --write` (this fails until then)."""
+    from curation.commands.validate import SCHEMA_FILE, schema_text
+
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text()
+
+
+def test_shipped_and_toy_params_validate_under_json_schema() -> None:
+    """The JSON Schema itself (not only the pydantic model) accepts the shipped files."""
+    import jsonschema
+
+    from tests.conftest import TOY_PARAMS
+
+    schema = json.loads((REPO / "schemas" / "params.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    shipped = _drop_nulls(yaml.safe_load((REPO / "params.yaml").read_text()))
+    assert list(validator.iter_errors(shipped)) == []
+    assert list(validator.iter_errors(_drop_nulls(yaml.safe_load(TOY_PARAMS)))) == []
+    bad = {**shipped, "gaps": {**shipped["gaps"], "level": 1.5}}
+    assert [e.json_path for e in validator.iter_errors(bad)] == ["$.gaps.level"]
+
+
+def _drop_nulls(value: object) -> object:
+    from curation.params_model import _drop_nulls as drop
+
+    return drop(value)
+
+
+def test_curate_validate_on_the_shipped_params_prints_ok(capsys: pytest.CaptureFixture) -> None:
+    from curation.cli import main
+
+    assert main(["validate", "--params", str(REPO / "params.yaml"), "--schema-only"]) == 0
+    assert capsys.readouterr().out.strip().endswith("params.yaml: OK")
+
+
+TYPOS = [
+    # (dotted path to rename, new key, key path in the message, closest valid key)
+    ("gaps.thresholds", "threshold", "gaps.threshold", "thresholds"),
+    ("gaps.thresholds.max_gap", "max_gp", "gaps.thresholds.max_gp", "max_gap"),
+    ("subsets.sizes", "size", "subsets.size", "sizes"),
+    ("subsets", "subset", "subset", "subsets"),
+    ("annotate.laplace_draws", "laplace_draw", "annotate.laplace_draws", "laplace_draws"),
+    ("benchmarks.gsm8k.license", "licence", "benchmarks.gsm8k.licence", "license"),
+    (
+        "benchmarks.crux.items.answer_type",
+        "answer_typ",
+        "benchmarks.crux.items.answer_typ",
+        "answer_type",
+    ),
+    (
+        "benchmarks.math-l5.responses.n_trials",
+        "ntrials",
+        "benchmarks.math-l5.responses.ntrials",
+        "n_trials",
+    ),
+    ("mirt.rotation", "rotaton", "mirt.rotaton", "rotation"),
+    ("fill.adaptive.max_trials", "max_trial", "fill.adaptive.max_trial", "max_trials"),
+    ("llm.timeout_s", "timeout", "llm.timeout", "timeout_s"),
+    ("judge.response_format", "responseformat", "judge.responseformat", "response_format"),
+]
+
+
+def _rename(params: dict, dotted: str, new: str) -> None:
+    *parents, key = dotted.split(".")
+    node = params
+    for part in parents:
+        node = node[part]
+    node[new] = node.pop(key)
+
+
+@pytest.mark.parametrize(("dotted", "new", "path", "closest"), TYPOS, ids=[t[2] for t in TYPOS])
+def test_a_typo_names_the_key_path_and_the_closest_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture, dotted: str, new: str, path: str, closest: str
+) -> None:
+    from curation.cli import main
+
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    if dotted == "annotate.laplace_draws":
+        params["annotate"]["laplace_draw"] = 10  # a new misspelt key beside the right one
+    else:
+        _rename(params, dotted, new)
+    copy = tmp_path / "params.yaml"
+    copy.write_text(yaml.safe_dump(params, sort_keys=False))
+    assert main(["validate", "--params", str(copy), "--schema-only"]) == 2
+    err = capsys.readouterr().err.strip()
+    if dotted == "annotate.laplace_draws":
+        path = "annotate.laplace_draw"
+    assert err.startswith(f"error: {copy}: {path}: unknown setting; did you mean {closest!r}?")
+    assert err.count("\n") == 0

@@ -20,13 +20,17 @@ knows nothing of the search that proposes the items.
   calibrate them online → :class:`Annotation` per child, each closed with a
   :data:`CalibrationOutcome` (BenchFill: around a target z*); :func:`measure` — the
   same without a search (no off-target stop; ``curate review recalibrate``);
-  :func:`decide` is the stopping rule itself.
+  :func:`decide` is the stopping rule itself; :func:`on_target_consistent` — "on
+  target" only when the interval agrees (within the tolerance, or SE ≤ tolerance/2).
 * :func:`record_measurement` — a :class:`~curation.candidates.Candidate` with an
   annotation's counts, b, SE and z; :func:`describe` (its status reason),
   :func:`annotation_lineage` and :func:`simulation_lineage` (its lineage).
 * :func:`gradable_problem` — why a new item's answer cannot be graded (checked first).
 * :func:`b_of_z`, :func:`z_slope` — the calibration's z map, inverted and differentiated.
-* Simulation: :func:`simulated_header`, :func:`latent_of`, :func:`strip_simulated_header`
+* Simulation: :class:`SimulatedWorld` (:class:`WorldSettings`, :class:`WorldBackend`)
+  — a truth drawn around the fit (true abilities, 2PL, model × item effects), so an
+  offline evaluation is not circular; :func:`simulated_header`, :func:`latent_of`,
+  :func:`strip_simulated_header`
   — the header in which a simulated rewrite states the latent b it is answered from.
 """
 
@@ -37,6 +41,7 @@ from curation.calibrate._annotate import (
     ON_TARGET,
     OUTCOMES,
     STOPPED,
+    Z90,
     Annotation,
     CalibrationOutcome,
     Child,
@@ -44,8 +49,10 @@ from curation.calibrate._annotate import (
     annotate,
     annotation_lineage,
     b_of_z,
+    calibrate_annotations,
     decide,
     describe,
+    on_target_consistent,
     z_slope,
 )
 from curation.calibrate._backend import LatentB, open_panel, stated_latent
@@ -68,6 +75,7 @@ from curation.calibrate._setup import PanelSetup, panel_setup, select_panel
 from curation.calibrate._simulate import header as simulated_header
 from curation.calibrate._simulate import latent_of
 from curation.calibrate._simulate import strip_header as strip_simulated_header
+from curation.calibrate._world import SimulatedWorld, WorldBackend, WorldSettings
 
 __all__ = [
     "BACKENDS",
@@ -79,6 +87,7 @@ __all__ = [
     "ON_TARGET",
     "OUTCOMES",
     "STOPPED",
+    "Z90",
     "AdaptiveRule",
     "Annotation",
     "BackendName",
@@ -88,15 +97,20 @@ __all__ = [
     "LatentB",
     "Panel",
     "PanelSetup",
+    "SimulatedWorld",
+    "WorldBackend",
+    "WorldSettings",
     "annotate",
     "annotation_lineage",
     "b_of_z",
+    "calibrate_annotations",
     "calibration_settings",
     "decide",
     "describe",
     "gradable_problem",
     "latent_of",
     "measure",
+    "on_target_consistent",
     "open_panel",
     "panel_setup",
     "record_measurement",

@@ -55,6 +55,8 @@ MEASURED: Final = "measured"
 OFF_TARGET: Final = "off-target"
 BUDGET: Final = "budget"
 STOPPED: Final = "stopped"
+Z90: Final = 1.6448536269514722
+"""Half-width of a two-sided 90% normal interval, in SEs."""
 OUTCOMES: tuple[CalibrationOutcome, ...] = get_args(CalibrationOutcome)
 
 
@@ -127,6 +129,9 @@ class Panel:
     grading: GradingSettings | None = None
     register: Callable[[Child], None] | None = None
     """Simulation: make a child answerable before it is asked."""
+    direct: bool = False
+    """Simulation only (benchmarks): draw the backend's answers without prompts, cache
+    or grading — the same seeded draws, much faster."""
 
     @property
     def size(self) -> int:
@@ -163,6 +168,22 @@ def b_of_z(calibration: Calibration, z: float) -> float:
     return sc["c"] + sc["s"] * float(np.log(zc / (1 - zc)))
 
 
+def on_target_consistent(
+    *, z: float, se_z: float, target_z: float, tolerance: float, k: float = Z90
+) -> bool:
+    """On target *given the uncertainty*: the 90% interval ``z ± k·SE`` lies within
+    ``[z* − tolerance, z* + tolerance]``, or ``SE ≤ tolerance/2`` with z inside it.
+
+    An estimate inside the tolerance with an SE three times the tolerance says
+    nothing about the item being on target; this is the rule that lets "on target"
+    mean what it says on the true difficulty, not only on the estimate.
+    """
+    dev = abs(z - target_z)
+    if dev > tolerance:
+        return False
+    return dev + k * se_z <= tolerance or se_z <= tolerance / 2
+
+
 def decide(
     *,
     z: float,
@@ -178,17 +199,24 @@ def decide(
     """The stopping rule after a batch (None = collect another batch).
 
     ``lo``/``hi`` are the ends of ``b ± reject_k·SE`` mapped to z (a bounded child's
-    interval open to its end of the axis).
+    interval open to its end of the axis). A child is on target only when that is
+    consistent with its SE (:func:`on_target_consistent`); one whose estimate is
+    inside the tolerance but not yet known well enough keeps collecting until it is,
+    or the budget is spent ("budget": within tolerance as far as the trials can tell).
     """
-    on_target = abs(z - target_z) <= tolerance
+    consistent = bound is None and on_target_consistent(
+        z=z, se_z=se_z, target_z=target_z, tolerance=tolerance
+    )
     if not rule.enabled:
         if trials_per_model < rule.max_trials:
             return None
-        return ON_TARGET if on_target and bound is None else BUDGET
+        return ON_TARGET if consistent else BUDGET
     if lo > target_z + tolerance or hi < target_z - tolerance:
         return OFF_TARGET
-    if bound is None and se_z <= rule.se_accept:
-        return ON_TARGET if on_target else MEASURED
+    if consistent and se_z <= rule.se_accept:
+        return ON_TARGET
+    if bound is None and se_z <= rule.se_accept and abs(z - target_z) > tolerance:
+        return MEASURED
     if trials_per_model >= rule.max_trials:
         return BUDGET
     return None
@@ -213,7 +241,8 @@ def _frame(children: Sequence[Child]) -> pl.DataFrame:
     )
 
 
-def _calibrate(notes: Sequence[Annotation], calibration: Calibration) -> None:
+def calibrate_annotations(notes: Sequence[Annotation], calibration: Calibration) -> None:
+    """Fit b, SE and z of each annotation from its counts (abilities fixed), in place."""
     rows = [(m, a.item, n, k) for a in notes for m, (k, n) in a.counts.items() if n > 0]
     if not rows:
         return
@@ -244,6 +273,64 @@ def _band(a: Annotation, calibration: Calibration, k: float) -> tuple[float, flo
     return lo, hi
 
 
+def _draw_direct(
+    open_: Sequence[Child], panel: Panel, notes: dict[str, Annotation], start: int, stop: int
+) -> None:
+    """Simulation: the same seeded draws the backend would answer, without the calls."""
+    backend = panel.backend
+    is_correct = backend.is_correct  # type: ignore[attr-defined]
+    for c in open_:
+        cells = notes[c.item].counts
+        for m in panel.models:
+            cell = cells[m.name]
+            cell[0] += sum(is_correct(m.name, c.item, s) for s in range(start, stop))
+            cell[1] += stop - start
+
+
+async def _ask(
+    open_: Sequence[Child],
+    panel: Panel,
+    notes: dict[str, Annotation],
+    start: int,
+    stop: int,
+    on_result: Callable[[CallResult], None] | None,
+) -> None:
+    """One batch through ``curation.llm``: samples ``start`` … ``stop − 1`` per model."""
+    models = [dataclasses.replace(m, trials=stop) for m in panel.models]
+    calls, skipped = plan_calls(
+        _frame(open_),
+        models,
+        collect=panel.collect,
+        llm=panel.llm,
+        namespace=panel.backend.namespace,
+        grading=panel.grading,
+        stage="fill",
+    )
+    if skipped:  # validity screens these out; a safety net, not a path
+        raise ValueError(f"ungradable children reached the panel: {skipped}")
+    calls = [c for c in calls if c.request.sample >= start]
+    results, _ = await run_calls(calls, panel.backend, panel.cache, progress=False)
+    samples = grade_calls(
+        calls, results, benchmark=panel.benchmark, source=panel.source, grading=panel.grading
+    )
+    for call in calls:
+        result = results[call.key]
+        a = notes[call.request.item]  # type: ignore[index]
+        completion = result.completion
+        a.prompt_tokens += completion.prompt_tokens or 0
+        a.completion_tokens += completion.completion_tokens or 0
+        a.requests += 0 if result.cached else 1
+        a.cache_hits += 1 if result.cached else 0
+        if on_result is not None:
+            on_result(result)
+    for item, model, correct in samples.select("item", "model", "correct").iter_rows():
+        if correct is None:
+            continue
+        cell = notes[item].counts[model]
+        cell[0] += int(bool(correct))
+        cell[1] += 1
+
+
 async def annotate(
     children: Sequence[Child],
     panel: Panel,
@@ -253,10 +340,13 @@ async def annotate(
     rule: AdaptiveRule,
     stop_on_target: bool,
     on_result: Callable[[CallResult], None] | None = None,
+    first_sample: int = 0,
 ) -> dict[str, Annotation]:
     """Ask the panel about ``children`` in batches until each is decided; calibrate them.
 
-    ``on_result`` sees every panel call (accounting).
+    ``on_result`` sees every panel call (accounting). ``first_sample`` offsets the
+    sample indices: a confirmation round asks for *fresh* trials, indices the search
+    never used, so its estimate is independent of the one the child was chosen by.
     """
     notes = {c.item: Annotation(c.item, {m.name: [0, 0] for m in panel.models}) for c in children}
     if not children:
@@ -266,50 +356,20 @@ async def annotate(
             panel.register(c)
     open_ = list(children)
     done = 0
-    source = panel.source
     while open_:
         step = (
             rule.max_trials if not rule.enabled else (rule.first_batch if done == 0 else rule.batch)
         )
         upto = min(done + step, rule.max_trials)
-        models = [dataclasses.replace(m, trials=upto) for m in panel.models]
-        calls, skipped = plan_calls(
-            _frame(open_),
-            models,
-            collect=panel.collect,
-            llm=panel.llm,
-            namespace=panel.backend.namespace,
-            grading=panel.grading,
-            stage="fill",
-        )
-        if skipped:  # validity screens these out; a safety net, not a path
-            raise ValueError(f"ungradable children reached the panel: {skipped}")
-        calls = [c for c in calls if c.request.sample >= done]
-        results, _ = await run_calls(calls, panel.backend, panel.cache, progress=False)
-        samples = grade_calls(
-            calls, results, benchmark=panel.benchmark, source=source, grading=panel.grading
-        )
-        for call in calls:
-            result = results[call.key]
-            a = notes[call.request.item]  # type: ignore[index]
-            completion = result.completion
-            a.prompt_tokens += completion.prompt_tokens or 0
-            a.completion_tokens += completion.completion_tokens or 0
-            a.requests += 0 if result.cached else 1
-            a.cache_hits += 1 if result.cached else 0
-            if on_result is not None:
-                on_result(result)
-        for item, model, correct in samples.select("item", "model", "correct").iter_rows():
-            if correct is None:
-                continue
-            cell = notes[item].counts[model]
-            cell[0] += int(bool(correct))
-            cell[1] += 1
+        if panel.direct:
+            _draw_direct(open_, panel, notes, first_sample + done, first_sample + upto)
+        else:
+            await _ask(open_, panel, notes, first_sample + done, first_sample + upto, on_result)
         active = [notes[c.item] for c in open_]
         for a in active:
             a.trials_per_model = upto
             a.batches += 1
-        _calibrate(active, panel.calibration)
+        calibrate_annotations(active, panel.calibration)
         on_target = False
         still: list[Child] = []
         for c in open_:
@@ -351,7 +411,12 @@ def describe(a: Annotation, *, target_z: float, tolerance: float) -> str:
         ON_TARGET: f"on target: |z - z*| = {dev:.4f} <= {tolerance:g} with {se} {tail}",
         MEASURED: f"off target: |z - z*| = {dev:.4f} > {tolerance:g} with {se} {tail}",
         OFF_TARGET: f"clearly off target (|z - z*| = {dev:.4f}, {se}) {tail}",
-        BUDGET: f"trial budget spent: |z - z*| = {dev:.4f}, {se} {tail}",
+        BUDGET: (
+            f"within tolerance but not confirmed on target (|z - z*| = {dev:.4f} <= "
+            f"{tolerance:g}, {se}: the interval is wider than the tolerance) {tail}"
+            if dev <= tolerance
+            else f"trial budget spent: |z - z*| = {dev:.4f}, {se} {tail}"
+        ),
         STOPPED: f"stopped: a sibling reached the target; |z - z*| = {dev:.4f}, {se} {tail}",
     }
     return text.get(a.outcome or "", f"calibrated {tail}")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from curation.calibrate._annotate import Child, Panel
 from curation.calibrate._setup import PanelSetup
 from curation.calibrate._simulate import latent_of, register_child
+from curation.calibrate._world import SimulatedWorld, WorldBackend
 from curation.llm import CompletionCache, PanelModel, SimulatedBackend, backend_for
 
 LatentB = Callable[[Child], float]
@@ -29,6 +30,8 @@ def open_panel(
     latent: LatentB = stated_latent,
     also_serve: Sequence[PanelModel] = (),
     environ: Mapping[str, str] | None = None,
+    world: SimulatedWorld | None = None,
+    direct: bool = False,
 ) -> Panel:
     """The panel that measures new items on ``setup``'s calibration (``await panel.aclose()``).
 
@@ -39,6 +42,12 @@ def open_panel(
     :class:`curation.llm.OpenAIBackend` for the panel models, plus ``also_serve``
     (e.g. BenchFill's rewriter, so it shares the connection pools). Call it inside the
     event loop that will use it.
+
+    ``world`` (simulation only): the panel answers from the world's truth
+    (:class:`~curation.calibrate.WorldBackend`: true abilities, a 2PL with model × item
+    effects) instead of the calibration's own 1PL. ``direct`` (simulation only, for
+    benchmarks over many seeds): the same seeded draws without prompts, cache or
+    grading — never used by the stage, whose simulation runs the real call path.
     """
     settings, models = setup.settings, list(setup.panel)
     served = models + [m for m in also_serve if m.name not in {s.name for s in models}]
@@ -46,11 +55,15 @@ def open_panel(
         settings.backend,
         served,
         setup.llm,
-        simulate=lambda: SimulatedBackend(
-            benchmark=setup.benchmark,
-            truths={},
-            abilities={m.name: setup.calibration.abilities[m.name] for m in models},
-            seed=settings.seed,
+        simulate=lambda: (
+            WorldBackend(benchmark=setup.benchmark, world=world, seed=settings.seed)
+            if world is not None
+            else SimulatedBackend(
+                benchmark=setup.benchmark,
+                truths={},
+                abilities={m.name: setup.calibration.abilities[m.name] for m in models},
+                seed=settings.seed,
+            )
         ),
         environ=environ,
     )
@@ -78,4 +91,5 @@ def open_panel(
         benchmark=setup.benchmark,
         grading=setup.grading,
         register=register,
+        direct=direct and isinstance(backend, SimulatedBackend),
     )

@@ -7,13 +7,16 @@ command reproduces Theorem 2.3 on the benchmark's own gaps.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
+from tabulate import tabulate
 
-from curation.errors import InputError
+from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.readers import detect_format, read_frame
 from curation.io.tables import read_table
@@ -91,13 +94,24 @@ def run_progress_test(
         f"  stratified effect:        {result.effect:+.4f}",
         f"  one-sided p-value:        {result.p_value:.4g}",
         "",
-        "  z-bin            items   mean A   mean B   B - A",
+        _indent(
+            tabulate(
+                [
+                    (
+                        f"[{s.z_low:.2f}, {s.z_high:.2f}]",
+                        s.n_items,
+                        s.mean_a,
+                        s.mean_b,
+                        f"{s.mean_diff:+.3f}",
+                    )  # fmt: skip
+                    for s in result.strata
+                ],
+                headers=("z-bin", "items", "mean A", "mean B", "B - A"),
+                floatfmt=".3f",
+                colalign=("left", "right", "right", "right", "right"),
+            )
+        ),
     ]
-    for s in result.strata:
-        lines.append(
-            f"  [{s.z_low:.2f}, {s.z_high:.2f}]   {s.n_items:>6}   {s.mean_a:6.3f}   "
-            f"{s.mean_b:6.3f}   {s.mean_diff:+.3f}"
-        )
     if out is not None:
         write_json(
             out,
@@ -110,6 +124,43 @@ def run_progress_test(
         )
         lines.append(f"\n  written: {out}")
     return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+def _power_with_progress(
+    z: np.ndarray,
+    *,
+    widths: Sequence[float],
+    repeats: Sequence[int],
+    n_sims: int,
+    alpha: float,
+    seed: int,
+) -> pl.DataFrame:
+    """:func:`power_curve` one (width, repeats) point at a time, with a progress bar.
+
+    One generator is threaded through the points in power_curve's own order (widths
+    outer, repeats inner), so the draws, and the frame, are exactly those of a single
+    ``power_curve(z, width=widths, repeats=repeats, seed=seed)`` call. The bar advances
+    by each point's repeats, which is what its cost grows with.
+    """
+    from tqdm.auto import tqdm
+
+    rng = np.random.default_rng(seed)
+    parts = []
+    reps = sorted({int(r) for r in repeats})  # power_curve's order
+    total = len(widths) * sum(reps)
+    off = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true")
+    with tqdm(total=total, desc="power", unit="rep", disable=True if off else None) as bar:
+        for w in widths:
+            for r in reps:
+                parts.append(
+                    power_curve(z, width=[w], repeats=[r], n_sims=n_sims, alpha=alpha, seed=rng)
+                )
+                bar.update(int(r))
+    return pl.concat(parts)
 
 
 def _jsonable(obj: Any) -> Any:
@@ -135,14 +186,25 @@ def run_power(
     plot: Path | None = None,
 ) -> str:
     """Theorem 2.3 on this benchmark: progress inside vs wider than its largest gap."""
+    bad = [w for w in widths or [] if not 0.0 < w <= 1.0]
+    if bad:
+        raise ConfigError(f"--width: {bad[0]} is not in (0, 1] (a share of the difficulty axis)")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
     z = difficulty["z"].to_numpy()
     widths = widths or list(contrast_widths(z))
     repeats = repeats or [1, 4, 16, 64]
-    frame = power_curve(z, width=widths, repeats=repeats, n_sims=n_sims, alpha=alpha, seed=seed)
+    frame = _power_with_progress(
+        z, widths=widths, repeats=repeats, n_sims=n_sims, alpha=alpha, seed=seed
+    )
     plot = plot or power_plot_path(benchmark)
     plot_power_curves(frame, plot, title=f"{benchmark}: power of the progress test")
-    table = power_table(frame)
+    wide = power_table(frame)
+    table = tabulate(
+        wide.rows(),
+        headers=wide.columns,
+        floatfmt=".3f",
+        colalign=("right",) * wide.width,
+    )
     first = frame.row(0, named=True)
     header = (
         f"{benchmark}: rejection rate at alpha={alpha} over {n_sims} simulations, "

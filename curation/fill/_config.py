@@ -20,6 +20,7 @@ from curation.calibrate import (
     AdaptiveRule,
     BackendName,
     CalibrationSettings,
+    WorldSettings,
     calibration_settings,
 )
 from curation.errors import ConfigError
@@ -55,7 +56,16 @@ _KNOWN = CALIBRATION_KEYS | {
     "baseline",
     "oracle",
     "prompts",
+    "confirm_trials",
+    "world",
 }
+SKILLS: dict[str, tuple[float, float]] = {
+    "none": (0.0, 1.0),
+    "weak": (0.35, 0.5),
+    "good": (0.7, 0.25),
+}
+"""Simulated rewriter skill presets, as (eta, sigma): ``none`` moves difficulty at
+random with no pull towards the target, ``good`` is the default model below."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,9 @@ class RewriteSimulation:
     eta: float = 0.7
     sigma: float = 0.25
     free_sigma: float = 1.0
+    skill: str | None = None
+    """A preset of :data:`SKILLS` (none, weak, good) that sets eta and sigma; None =
+    the eta and sigma given."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,12 @@ class FillSettings:
     oracle: bool = True
     prompts: Mapping[str, Path] = field(default_factory=dict)
     """Override of a prompt template file: system, benchfill, baseline or reference."""
+    confirm_trials: int = 16
+    """Confirmation round: the selected child is re-measured with this many *fresh*
+    trials per panel model and its reported z (and target dev) is that estimate,
+    independent of the selection (no winner's curse); 0 = none (the selection's z)."""
+    world: WorldSettings = field(default_factory=WorldSettings)
+    """Simulation only: how far the simulated truth sits from the fitted calibration."""
 
     @property
     def calibration(self) -> CalibrationSettings:
@@ -183,14 +202,31 @@ def _simulation(raw: Any, where: str) -> RewriteSimulation:
     section = mapping(raw, where)
     reject_unknown(section, RewriteSimulation.__dataclass_fields__, where)
     d = RewriteSimulation()
+    skill = section.get("skill")
+    if skill is not None and skill not in SKILLS:
+        raise ConfigError(f"{where}.skill: {skill!r} is not one of {', '.join(SKILLS)} or null")
+    if skill is not None and ("eta" in section or "sigma" in section):
+        raise ConfigError(f"{where}: give skill or eta/sigma, not both")
+    eta, sigma = SKILLS[skill] if skill is not None else (d.eta, d.sigma)
     sim = RewriteSimulation(
-        eta=number(section, "eta", where, d.eta),
-        sigma=number(section, "sigma", where, d.sigma),
+        eta=number(section, "eta", where, eta),
+        sigma=number(section, "sigma", where, sigma),
         free_sigma=number(section, "free_sigma", where, d.free_sigma),
+        skill=skill,
     )
     if sim.sigma < 0 or sim.free_sigma < 0:
         raise ConfigError(f"{where}: sigma and free_sigma must not be negative")
     return sim
+
+
+def _world(raw: Any, where: str) -> WorldSettings:
+    section = mapping(raw, where)
+    reject_unknown(section, WorldSettings.__dataclass_fields__, where)
+    d = WorldSettings()
+    world = WorldSettings(**{k: number(section, k, where, getattr(d, k)) for k in asdict(d)})
+    if min(asdict(world).values()) < 0:
+        raise ConfigError(f"{where}: standard deviations must not be negative")
+    return world
 
 
 def fill_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> FillSettings:
@@ -230,6 +266,8 @@ def fill_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml"
         baseline=boolean(section, "baseline", where, True),
         oracle=boolean(section, "oracle", where, True),
         prompts=prompts,
+        confirm_trials=integer(section, "confirm_trials", where, d.confirm_trials, low=0),
+        world=_world(section.get("world"), f"{where}.world"),
     )
     if not 0 < settings.duplicate_similarity <= 1:
         raise ConfigError(f"{where}.duplicate_similarity: must be in (0, 1]")

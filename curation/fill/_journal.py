@@ -135,8 +135,17 @@ class Journal:
         self._rounds[method, insertion, round_] = rec
 
     def record_insertion(
-        self, method: str, insertion: int, *, target_z: float, selected: str | None, rounds: int
+        self,
+        method: str,
+        insertion: int,
+        *,
+        target_z: float,
+        selected: str | None,
+        rounds: int,
+        confirmed: dict[str, Any] | None = None,
     ) -> None:
+        """``confirmed``: the selected candidate after its confirmation round (replayed
+        as is, so a resumed run makes no call for it)."""
         rec = {
             "kind": "insertion",
             "method": method,
@@ -144,6 +153,7 @@ class Journal:
             "target_z": target_z,
             "selected": selected,
             "rounds": rounds,
+            "confirmed": confirmed,
         }
         self._append(rec)
         self._insertions[method, insertion] = rec

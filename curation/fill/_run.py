@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from curation.calibrate import PanelSetup, open_panel
+from curation.calibrate import PanelSetup, SimulatedWorld, open_panel
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, Candidate, Judge, candidates_frame
 from curation.errors import ConfigError
 from curation.fill._config import FillSettings
@@ -35,6 +35,7 @@ from curation.fill._search import (
     run_baseline,
     run_benchfill,
     run_oracle,
+    seed_index,
 )
 from curation.fill._simulate import SimulatedRewriter
 from curation.fill._targets import n_targets
@@ -121,6 +122,23 @@ def fingerprint(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _true_summary(
+    methods: Mapping[str, Any], world: SimulatedWorld | None, z_world: np.ndarray | None
+) -> dict[str, Any] | None:
+    """Simulation only: the headline figures on the world's true z (None for a real run)."""
+    if world is None or z_world is None:
+        return None
+    bf = methods[BENCHFILL].get("true_top_3_reduction_pct")
+    return {
+        "world": world.describe(),
+        "world_top_3_before": round(top_k_sum(z_world, 3), 6),
+        "benchfill_vs_oracle": ratio(bf, methods.get(ORACLE, {}).get("true_top_3_reduction_pct")),
+        "benchfill_vs_baseline": ratio(
+            bf, methods.get(BASELINE, {}).get("true_top_3_reduction_pct")
+        ),
+    }
+
+
 async def afill(
     *,
     benchmark: str,
@@ -133,12 +151,18 @@ async def afill(
     judge: Judge | None = None,
     environ: Mapping[str, str] | None = None,
     log: Callable[[str], None] | None = None,
+    direct_panel: bool = False,
 ) -> FillResult:
     """Run BenchFill, the baseline and the oracle on one benchmark; resume from ``workdir``.
 
     ``setup`` comes from :func:`curation.calibrate.panel_setup` with ``settings``'
     calibration keys. Call inside the event loop that runs it (the real backend's
     connection pools belong to one loop).
+
+    Offline, the panel answers from a :class:`~curation.calibrate.SimulatedWorld`
+    drawn around the calibration (``fill.world``), and the figures are given twice: on
+    the estimated z (what a real run can know) and on the world's true z.
+    ``direct_panel`` draws the simulated panel's answers without calls (benchmarks).
     """
     panel, calibration = setup.panel, setup.calibration
     calibration_file = str(setup.calibration_file)
@@ -146,6 +170,22 @@ async def afill(
     if not seed:
         raise ConfigError(f"{benchmark}: no item has a difficulty; run annotate first")
     z_before = np.array([e.z for e in seed], dtype=np.float64)
+    world = (
+        SimulatedWorld(
+            calibration,
+            {e.item: e.b for e in seed},
+            settings=settings.world,
+            seed=settings.seed,
+            models=[m.name for m in panel],
+        )
+        if settings.backend == "simulate"
+        else None
+    )
+    z_world = z_axis = None
+    if world is not None:  # a rewrite starts from the original's true b, not its fit
+        seed = [dataclasses.replace(e, latent_b=world.true_b(e.item, e.b)) for e in seed]
+        z_world = calibration.to_z(np.array([float(e.latent_b) for e in seed]))  # type: ignore[arg-type]
+        z_axis = calibration.to_z(np.array([world.translated[e.item] for e in seed]))
     fp = fingerprint(
         benchmark=benchmark,
         settings=settings,
@@ -163,6 +203,8 @@ async def afill(
         cache=cache,
         also_serve=() if settings.backend == "simulate" else (settings.rewriter,),
         environ=environ,
+        world=world,
+        direct=direct_panel,
     )
     rewriter: Backend = (
         SimulatedRewriter(seed=settings.seed, simulation=settings.simulation)
@@ -184,15 +226,17 @@ async def afill(
             judge=judge,
             grading=setup.grading,
             log=log,
+            world=world,
         )
         threshold = settings.duplicate_similarity
-        tracks: dict[str, Track] = {BENCHFILL: new_track(BENCHFILL, seed, threshold)}
+        index = seed_index(seed, threshold)
+        tracks: dict[str, Track] = {BENCHFILL: new_track(BENCHFILL, seed, threshold, index)}
         await run_benchfill(ctx, tracks[BENCHFILL])
         if settings.baseline:
-            tracks[BASELINE] = new_track(BASELINE, seed, threshold)
+            tracks[BASELINE] = new_track(BASELINE, seed, threshold, index)
             await run_baseline(ctx, tracks[BASELINE], tracks[BENCHFILL].calls)
         if settings.oracle:
-            tracks[ORACLE] = new_track(ORACLE, seed, threshold)
+            tracks[ORACLE] = new_track(ORACLE, seed, threshold, index)
             answer_type = items["answer_type"].mode().sort()[0]
             run_oracle(ctx, tracks[ORACLE], answer_type)
     finally:
@@ -210,6 +254,9 @@ async def afill(
             n_targets=n_targets(settings.targets, settings.insertions),
             rounds=track.rounds,
             fixed_budget=fixed,
+            tolerance=settings.tolerance,
+            z_axis_before=z_axis,
+            z_world_before=z_world,
         )
     source = ctx.source
     bf = methods[BENCHFILL]["top_3_reduction_pct"]
@@ -231,6 +278,7 @@ async def afill(
         "adaptive": dataclasses.asdict(settings.adaptive),
         "benchfill_vs_oracle": ratio(bf, methods.get(ORACLE, {}).get("top_3_reduction_pct")),
         "benchfill_vs_baseline": ratio(bf, methods.get(BASELINE, {}).get("top_3_reduction_pct")),
+        "true": _true_summary(methods, world, z_world),
         "methods": methods,
         "run": {
             "requests": ctx.requests,

@@ -33,12 +33,15 @@ from curation.calibrate import (
     BUDGET,
     MEASURED,
     ON_TARGET,
+    AdaptiveRule,
     Annotation,
     Child,
     Panel,
+    SimulatedWorld,
     annotate,
     annotation_lineage,
     b_of_z,
+    calibrate_annotations,
     gradable_problem,
     latent_of,
     record_measurement,
@@ -101,6 +104,8 @@ class Context:
     judge: Judge | None = None
     grading: GradingSettings | None = None
     log: Callable[[str], None] | None = None
+    world: SimulatedWorld | None = None
+    """Simulation: the world's truth (the panel answers from it; true z is scored on it)."""
     requests: int = 0
     """LLM calls made in this run (not served from the cache)."""
     cache_hits: int = 0
@@ -156,11 +161,23 @@ class Job:
     references: tuple[MemoryEntry, ...] = ()
 
 
-def new_track(method: Method, seed: Sequence[MemoryEntry], threshold: float) -> Track:
-    memory = Memory(seed)
+def seed_index(seed: Sequence[MemoryEntry], threshold: float) -> DuplicateIndex:
+    """The near-duplicate index of the benchmark's own items (built once per run)."""
     dups = DuplicateIndex(threshold)
     for e in seed:
         dups.add(e.item, e.question, e.answer, e.answer_type, e.choices)
+    return dups
+
+
+def new_track(
+    method: Method,
+    seed: Sequence[MemoryEntry],
+    threshold: float,
+    index: DuplicateIndex | None = None,
+) -> Track:
+    """A method's fresh state; ``index`` (from :func:`seed_index`) is copied, not shared."""
+    memory = Memory(seed)
+    dups = index.copy() if index is not None else seed_index(seed, threshold)
     z = np.array([e.z for e in seed], dtype=np.float64)
     return Track(method, memory, dups, z, list(z))
 
@@ -382,9 +399,12 @@ async def run_round(
         lineage["cost"] = _cost(rewrite, annotated.get(i))
         if ctx.simulated and rec.status in (CALIBRATED, JUDGE_REJECTED):
             parent_b = job.parent.latent_b if job.parent.latent_b is not None else job.parent.b
-            lineage["simulation"] = simulation_lineage(
-                cal, latent_of(rec.question), parent_latent_b=parent_b
-            )
+            latent = latent_of(rec.question)
+            extra: dict[str, Any] = {"parent_latent_b": parent_b}
+            if ctx.world is not None and latent is not None:
+                extra["true_z"] = ctx.world.true_z(rec.candidate, latent)
+                extra["true_target_z"] = ctx.world.axis_z(target_b)
+            lineage["simulation"] = simulation_lineage(cal, latent, **extra)
         out.append(rec.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False)))
     return out
 
@@ -409,18 +429,77 @@ def _absorb(track: Track, candidates: Sequence[Candidate]) -> None:
             )
 
 
+def _se_z(c: Candidate) -> float:
+    se = c.lineage_dict().get("se_z")
+    return float(se) if se is not None else float("inf")
+
+
+def expected_sq_dev(
+    c: Candidate, target_z: float, prior: tuple[float, float] | None = None
+) -> float:
+    """E[(z_true − z*)²] given the estimate ẑ ± SE(z): (posterior mean − z*)² + posterior var.
+
+    With ``prior`` = (μ, τ²), the spread of the true z among the target's children
+    (empirical Bayes), the posterior shrinks ẑ towards μ by τ²/(τ² + SE²); without it,
+    (ẑ − z*)² + SE². Choosing by the estimate alone favours the children whose error
+    happened to land them on z* (a winner's curse); this criterion prefers a child
+    known to be close over one that only looks closest.
+    """
+    z, se = float(c.z), _se_z(c)  # type: ignore[arg-type]
+    if prior is None or not np.isfinite(se):
+        return (z - target_z) ** 2 + se**2
+    mu, tau2 = prior
+    w = tau2 / (tau2 + se**2)
+    post = mu + w * (z - mu)
+    return (post - target_z) ** 2 + w * se**2
+
+
+def _prior(pool: Sequence[Candidate]) -> tuple[float, float] | None:
+    """(μ, τ²) of the children's true z: mean and variance of the estimates less the
+    mean sampling variance (method of moments); None with fewer than 4 children."""
+    z = np.array([float(c.z) for c in pool])  # type: ignore[arg-type]
+    se = np.array([_se_z(c) for c in pool])
+    ok = np.isfinite(se)
+    if ok.sum() < 4:
+        return None
+    z, se = z[ok], se[ok]
+    tau2 = max(float(z.var(ddof=1) - np.mean(se**2)), float(np.mean(se**2)) / 4, 1e-8)
+    return float(z.mean()), tau2
+
+
 def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None:
-    """The calibrated candidate closest to ``target_z`` (ties: smaller SE, then id).
+    """The calibrated candidate with the smallest expected squared deviation from
+    ``target_z`` (:func:`expected_sq_dev`; ties: id); on-target children first.
 
     Children whose collection ended without a decision on precision ("stopped" by a
     sibling on target, or "off-target" after a batch or two) are considered only if no
     other child was calibrated: their z is too uncertain to compete.
     """
     calibrated = [c for c in candidates if c.status == CALIBRATED and c.z is not None]
-    pool = [c for c in calibrated if _outcome(c) in _SELECTABLE] or calibrated
+    pool = (
+        [c for c in calibrated if _outcome(c) == ON_TARGET]
+        or [c for c in calibrated if _outcome(c) in _SELECTABLE]
+        or calibrated
+    )
     if not pool:
         return None
-    return min(pool, key=lambda c: (abs(c.z - target_z), c.se, c.candidate))  # type: ignore[operator]
+    prior = _prior(calibrated)
+    return min(pool, key=lambda c: (expected_sq_dev(c, target_z, prior), c.candidate))
+
+
+def _settled(c: Candidate, target_z: float, tolerance: float) -> bool:
+    """On target, or within tolerance with the whole trial budget spent: another round
+    cannot measure a child more precisely, so it would only add noisy look-alikes."""
+    outcome = _outcome(c)
+    if outcome == ON_TARGET:
+        return True
+    lineage = c.lineage_dict()
+    return (
+        outcome == BUDGET
+        and lineage.get("bound") is None
+        and c.z is not None
+        and abs(c.z - target_z) <= tolerance
+    )
 
 
 async def _search_target(
@@ -459,16 +538,23 @@ async def _search_target(
             + (f", best z {best_now.z:.4f}" if best_now else "")
             + (" (journal)" if rec is not None else "")
         )
-        if stop_on_target and any(_outcome(c) == ON_TARGET for c in cands):
+        if stop_on_target and any(_settled(c, target.z, ctx.settings.tolerance) for c in cands):
             break
     best = select(here, target.z)
-    if ctx.journal.insertion(method, insertion) is None:
+    done = ctx.journal.insertion(method, insertion)
+    if best is not None and best.method != ORACLE and ctx.settings.confirm_trials > 0:
+        if done is not None and done.get("confirmed") is not None:  # replayed
+            best = Candidate.from_row(done["confirmed"])
+        else:
+            best = await confirm(ctx, best, target)
+    if done is None:
         ctx.journal.record_insertion(
             method,
             insertion,
             target_z=target.z,
             selected=best.candidate if best else None,
             rounds=round_,
+            confirmed=best.to_row() if best is not None and ctx.settings.confirm_trials else None,
         )
     track.calls.append(len(here))
     track.rounds.append(round_)
@@ -479,10 +565,109 @@ async def _search_target(
             selected=True,
             status_reason=f"inserted for target {target.z:.4f}; {best.status_reason}",
         )
-        at = next(i for i, c in enumerate(track.candidates) if c is best)
+        at = next(i for i, c in enumerate(track.candidates) if c.candidate == best.candidate)
         track.candidates[at] = chosen
         track.inserted.append(chosen)
-        track.z_now.append(float(chosen.z))  # type: ignore[arg-type]
+        track.z_now.append(search_z(chosen))
+
+
+def search_z(c: Candidate) -> float:
+    """The z the search plans its next target with: search and confirmation trials pooled.
+
+    The confirmation alone is what is *reported* (independent of the selection), but
+    with a few fresh trials it is noisy, and a noisy z for a filled gap makes the next
+    target fall in the same gap again. Pooling all trials is the most precise estimate;
+    its small selection bias only steers the search, never a reported figure.
+    """
+    pooled = (c.lineage_dict().get("pooled") or {}).get("z")
+    return float(pooled if pooled is not None else c.z)  # type: ignore[arg-type]
+
+
+async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
+    """Re-measure the selected child with ``confirm_trials`` fresh trials per model.
+
+    The search picks the child whose estimate looks closest to z*, so that estimate is
+    biased towards z* (a winner's curse). The confirmation asks for sample indices the
+    search never used (from ``adaptive.max_trials`` on), so its estimate is independent
+    of the selection; it becomes the record's b, SE, z and counts (what every later
+    stage reads), and the selection's measurement moves to ``lineage.selection``.
+    """
+    s = ctx.settings
+    lineage = best.lineage_dict()
+    choices = lineage.get("choices")
+    child = Child(
+        best.candidate,
+        best.question,
+        best.answer or "",
+        best.answer_type,
+        tuple(choices) if choices else None,
+    )
+    rule = AdaptiveRule(
+        enabled=False,
+        first_batch=s.confirm_trials,
+        batch=s.confirm_trials,
+        max_trials=s.confirm_trials,
+    )
+    notes = await annotate(
+        [child],
+        ctx.panel,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        rule=rule,
+        stop_on_target=False,
+        on_result=ctx.count,
+        first_sample=s.adaptive.max_trials,
+    )
+    a = notes[child.item]
+    if a.z is None:  # no graded answer: keep the selection's measurement
+        return best
+    cost = a.cost()
+    lineage["selection"] = {
+        "b": best.b,
+        "se": best.se,
+        "z": best.z,
+        "z_low": best.z_low,
+        "z_high": best.z_high,
+        "se_z": lineage.get("se_z"),
+        "decision": lineage.get("decision"),
+        "n_trials": best.n_trials,
+        "n_correct": best.n_correct,
+        "panel": best.panel,
+        "status_reason": best.status_reason,
+    }
+    pooled = Annotation(
+        child.item,
+        {
+            m: [k + a.counts[m][0], n + a.counts[m][1]]
+            for m, (k, n) in json.loads(best.panel or "{}").items()
+            if m in a.counts
+        },
+    )
+    calibrate_annotations([pooled], ctx.panel.calibration)
+    lineage["pooled"] = {"z": pooled.z, "se_z": pooled.se_z}
+    lineage["confirmation"] = {
+        "trials_per_model": s.confirm_trials,
+        "first_sample": s.adaptive.max_trials,
+        "se_z": a.se_z,
+        "bound": a.bound,
+        "cost": cost,
+    }
+    lineage["se_z"], lineage["bound"] = a.se_z, a.bound
+    spent = dict(lineage.get("cost") or {})
+    for k, v in cost.items():
+        spent[k] = int(spent.get(k, 0)) + v
+    spent["tokens"] = int(spent.get("tokens", 0)) + (
+        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
+    )
+    lineage["cost"] = spent
+    confirmed = record_measurement(
+        best,
+        a,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        reason_prefix="confirmed with fresh trials: ",
+    )
+    return confirmed.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))
 
 
 async def run_benchfill(ctx: Context, track: Track) -> None:
@@ -589,6 +774,10 @@ def run_oracle(ctx: Context, track: Track, answer_type: str) -> None:
             lineage=json.dumps(
                 {
                     "kind": "oracle",
+                    "simulation": {"true_z": t_true, "true_target_z": t_true}
+                    if (t_true := ctx.world.axis_z(b) if ctx.world is not None else None)
+                    is not None
+                    else None,
                     "insertion": i,
                     "gap": [target.gap.z_left, target.gap.z_right] if target.gap else None,
                     "cost": _cost(None, None),

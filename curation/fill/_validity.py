@@ -73,6 +73,14 @@ class DuplicateIndex:
         self._exact: dict[str, str] = {}
         self._by_answer: dict[str, list[tuple[str, list[str], tuple[str, ...]]]] = defaultdict(list)
 
+    def copy(self) -> DuplicateIndex:
+        """An independent index with the same entries (cheaper than re-adding them)."""
+        out = DuplicateIndex(self.threshold)
+        out._exact = dict(self._exact)
+        for key, entries in self._by_answer.items():
+            out._by_answer[key] = list(entries)
+        return out
+
     def add(
         self,
         item: str,

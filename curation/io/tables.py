@@ -7,7 +7,9 @@ A missing input names the DVC stage that makes it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -33,13 +35,49 @@ def require_output(path: Path, *, produced_by: str) -> Path:
     return path
 
 
+_KEY_COLUMNS = {
+    "ingest": ("item",),
+    "responses": ("model", "item", "n_trials", "n_correct"),
+    "annotate": ("item", "z"),
+}
+"""Columns every reader of a stage's table relies on (checked on read: another table
+copied over it is reported here, not as a crash later)."""
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
 def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
-    """Read a table an earlier stage wrote, with a hint if it is missing or damaged."""
+    """Read a table an earlier stage wrote, with a hint if it is missing or damaged.
+
+    A readable parquet file that lacks a column its stage always writes (another table
+    copied over it, say) is damaged too: it is reported here, not as a crash later.
+    """
     try:
-        return pl.read_parquet(require_output(path, produced_by=produced_by))
+        df = pl.read_parquet(require_output(path, produced_by=produced_by))
     except (pl.exceptions.PolarsError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(
-            f"not a readable parquet table ({first}); run `dvc repro -f {produced_by}`",
+            f"not a readable parquet table ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
+            file=str(path),
+        ) from None
+    stage = produced_by.split("@", 1)[0]
+    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"not the table {produced_by} writes (no column {', '.join(missing)}); "
+            f"run `dvc repro -f {produced_by}`",
+            file=str(path),
+        )
+    return df
+
+
+def read_json(path: Path, *, produced_by: str) -> Any:
+    """Read a JSON file an earlier stage wrote; a damaged one names the stage to rerun."""
+    try:
+        return json.loads(require_output(path, produced_by=produced_by).read_text("utf-8"))
+    except (ValueError, OSError) as exc:
+        raise InputError(
+            f"not readable JSON ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
             file=str(path),
         ) from None

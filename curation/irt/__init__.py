@@ -7,6 +7,9 @@
 * :func:`calibrate_items` — online calibration of new items, abilities held fixed.
 * :func:`bic_compare`, :func:`loo_stability` — model choice and panel sensitivity.
 * :func:`simulate_responses` — data from known parameters for recovery tests.
+* :func:`parametric_bootstrap` — refit simulated copies of the data (smooth empirical-Bayes
+  truth, re-derived scale) for calibrated intervals of any z metric.
+* :func:`score_steps` — each item's b with one more / one fewer correct answer.
 
 Identification: mean ability 0. Priors (weak, documented in ``Settings``):
 θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
@@ -18,29 +21,37 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
+    "BootstrapReplicates": "_bootstrap",
     "Calibration": "_scale",
     "FitResult": "_fit",
     "bic_compare": "_checks",
     "calibrate_items": "_calibrate",
     "fit": "_fit",
     "loo_stability": "_checks",
+    "parametric_bootstrap": "_bootstrap",
+    "score_steps": "_resolution",
     "simulate_responses": "_simulate",
 }
 
 __all__ = [
+    "BootstrapReplicates",
     "Calibration",
     "FitResult",
     "bic_compare",
     "calibrate_items",
     "fit",
     "loo_stability",
+    "parametric_bootstrap",
+    "score_steps",
     "simulate_responses",
 ]
 
 if TYPE_CHECKING:
+    from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
     from curation.irt._calibrate import calibrate_items
     from curation.irt._checks import bic_compare, loo_stability
     from curation.irt._fit import FitResult, fit
+    from curation.irt._resolution import score_steps
     from curation.irt._scale import Calibration
     from curation.irt._simulate import simulate_responses
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.special import logit
 
 from curation.irt._data import encode
 from curation.irt._fit import bound_labels, interval_z
 from curation.irt._map import logistic, softplus
+from curation.irt._numeric import logit
 from curation.irt._scale import Calibration
 from curation.irt._settings import MODELS, Z90, ModelType, Settings, check_choice
 from curation.irt._threads import pinned

@@ -11,12 +11,15 @@ and a sparse cell list for large, thin matrices.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import polars as pl
-import scipy.sparse as sp
-from scipy.special import gammaln
+
+from curation.irt._numeric import log_factorials
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 REQUIRED = ("model", "item", "n_trials", "n_correct")
 Layout = Literal["auto", "dense", "sparse", "chunked"]
@@ -228,11 +231,12 @@ def log_binom_const(k: np.ndarray, n: np.ndarray) -> float:
     total = 0.0
     if n.size == 0 or int(n.max()) <= 1:  # binary: every term is log 1
         return total
+    lf = log_factorials(int(n.max()))
     for s in range(0, k.size, _CHUNK):
         kc, nc = k[s : s + _CHUNK], n[s : s + _CHUNK]
         inner = (kc > 0) & (kc < nc)  # log C(n, 0) = log C(n, n) = 0
-        kk, nn = kc[inner].astype(np.float64), nc[inner].astype(np.float64)
-        total += float(np.sum(gammaln(nn + 1) - gammaln(kk + 1) - gammaln(nn - kk + 1)))
+        kk, nn = kc[inner].astype(np.int64), nc[inner].astype(np.int64)
+        total += float(np.sum(lf[nn] - lf[kk] - lf[nn - kk]))
     return total
 
 
@@ -299,6 +303,8 @@ class Sparse:
         )
 
     def _csr(self, x: np.ndarray) -> sp.csr_array:
+        import scipy.sparse as sp  # only sparse layouts need it (0.4 s to import)
+
         return sp.csr_array((x, self.ii, self._indptr), shape=self.shape)
 
     def rows(self, v: np.ndarray) -> np.ndarray:

@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from scipy.special import logit
 
 from curation.irt._data import Cells, Dense, Sparse, log_binom_const, make_layout
+from curation.irt._numeric import cholesky_solve, logit
 from curation.irt._settings import Settings
 
 _ARMIJO = 1e-4
@@ -73,14 +72,7 @@ def logistic(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _chol_solve(s: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-    if s.size == 0:
-        return np.zeros(0)
-    try:
-        c = cho_factor(s, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        return None
-    return cho_solve(c, rhs, check_finite=False)
+_chol_solve = cholesky_solve
 
 
 def _start(lay: Dense | Sparse) -> tuple[np.ndarray, np.ndarray]:

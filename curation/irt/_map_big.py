@@ -44,9 +44,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from scipy.special import logit
 
 from curation.irt._data import Cells, log_binom_const
+from curation.irt._numeric import logit
 from curation.irt._settings import Settings
 from curation.irt._threads import kernel_threads
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 from curation.errors import InputError
 from curation.io import write_json
+from curation.irt._numeric import expit
 from curation.irt._settings import IDENTIFICATION, MODELS, SCALES, ScaleMethod, check_choice
 
 FORMAT = "benchcurate.irt.calibration/1"

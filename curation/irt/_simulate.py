@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.special import expit
 
+from curation.irt._numeric import expit
 from curation.irt._settings import MODELS, ModelType, check_choice
 
 

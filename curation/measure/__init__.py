@@ -5,7 +5,14 @@
 * :func:`gaps`, :func:`max_gap`, :func:`top_k_sum`, :func:`largest_gaps` — coverage gaps
   as intervals, the ends of [0, 1] included.
 * :func:`summarize_draws`, :func:`summarize_posterior` — the same metrics over posterior
-  draws of z, with intervals.
+  draws of z, with intervals; :func:`summarize_bootstrap` — bias-corrected estimates and
+  intervals from parametric-bootstrap replicates (:func:`curation.irt.parametric_bootstrap`).
+* :class:`Resolution`, :func:`resolution_of_fit` — distinct z levels, the score step, items
+  clipped at either end and the panel's span: what the data can resolve.
+* :class:`FittedBenchmark` — a stored fit reloaded with its responses: resolution and
+  bootstrap intervals from the annotate stage's outputs.
+* :func:`coverage_experiment` — simulated worlds with a known truth: do intervals cover?
+* :func:`link_panels` — two panels on common items: mean–sigma linking and drift of z.
 * :func:`certify`, :func:`certify_pairs` — rank certificates (Theorem 2.1).
 * :func:`blind_intervals` — where progress of width w is invisible (Theorem 2.3).
 * :func:`progress_test` — stratified randomisation test for "B is better than A";
@@ -15,11 +22,16 @@
 """
 
 from curation.measure._blind import BlindInterval, blind_intervals
+from curation.measure._bootstrap import bootstrap_interval, summarize_bootstrap
 from curation.measure._certify import Certificate, certify, certify_pairs, top_pair_certificates
+from curation.measure._coverage import CoverageResult, World, coverage_experiment
 from curation.measure._ddm import ddm
+from curation.measure._fitted import FittedBenchmark
 from curation.measure._gaps import Gap, gaps, largest_gaps, max_gap, top_k_sum
+from curation.measure._linking import PanelLinking, link_panels
 from curation.measure._posterior import (
     Interval,
+    MetricIntervals,
     PosteriorSummary,
     summarize_draws,
     summarize_posterior,
@@ -27,6 +39,7 @@ from curation.measure._posterior import (
 from curation.measure._power import contrast_widths, power_curve, power_table, touched_items
 from curation.measure._progress import ProgressResult, StratumEffect, progress_test
 from curation.measure._report import render_gaps_html, render_gaps_report
+from curation.measure._resolution import Panel, Resolution, resolution_of_fit
 from curation.measure._summary import (
     BenchmarkMeasures,
     Flags,
@@ -51,31 +64,43 @@ __all__ = [
     "Beta",
     "BlindInterval",
     "Certificate",
+    "CoverageResult",
+    "FittedBenchmark",
     "Flags",
     "Gap",
     "Histogram",
     "Interval",
+    "MetricIntervals",
+    "Panel",
+    "PanelLinking",
     "PosteriorSummary",
     "ProgressResult",
+    "Resolution",
     "Sample",
     "StratumEffect",
     "TargetDDM",
     "Thresholds",
+    "World",
     "blind_intervals",
+    "bootstrap_interval",
     "certify",
     "certify_pairs",
     "contrast_widths",
+    "coverage_experiment",
     "ddm",
     "gaps",
     "largest_gaps",
+    "link_panels",
     "max_gap",
     "measure_benchmark",
     "parse_target",
     "power_curve",
     "power_table",
     "progress_test",
+    "resolution_of_fit",
     "render_gaps_html",
     "render_gaps_report",
+    "summarize_bootstrap",
     "summarize_draws",
     "summarize_posterior",
     "target_cdf",

@@ -2,7 +2,11 @@
 
 The Bayesian IRT fit (SPEC §3.3) keeps draws of b, hence of z. A DDM of 0.11 means little
 if its 90% interval is [0.07, 0.15], so the report carries the interval next to the point
-estimate (SPEC §9). Intervals are equal-tailed quantiles of the per-draw metric.
+estimate (SPEC §9). Intervals are equal-tailed quantiles of the per-draw metric, and the
+point reported with them is the per-draw median: the metric of the mean z can sit outside
+the draws' interval (a gap metric is not linear in z), and a report that prints a point
+outside its own interval contradicts itself. The parametric bootstrap
+(:mod:`curation.measure._bootstrap`) fills the same :class:`MetricIntervals`.
 """
 
 from __future__ import annotations
@@ -26,20 +30,46 @@ METRIC_NAMES: tuple[MetricName, ...] = ("ddm", "max_gap", "top_3_sum", "top_5_su
 
 @dataclass(frozen=True)
 class Interval:
-    """Posterior mean and equal-tailed credible interval [low, high] at ``level``."""
+    """A point ``estimate`` with its interval [low, high] at ``level`` (and a ``mean``).
+
+    Over draws: ``estimate`` is the median and ``mean`` the mean of the per-draw metric.
+    From a bootstrap: ``estimate`` is the bias-corrected value (median error removed) and
+    ``mean`` the mean-bias-corrected one. ``estimate`` defaults to ``mean``. A point
+    outside its own interval is rejected, so no report can print one.
+    """
 
     mean: float
     low: float
     high: float
     level: float = 0.9
+    estimate: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.estimate is None:
+            object.__setattr__(self, "estimate", self.mean)
+        if not self.low <= self.point <= self.high:
+            raise ValueError(
+                f"point {self.point!r} outside its own interval [{self.low!r}, {self.high!r}]"
+            )
+
+    @property
+    def point(self) -> float:
+        """The value reported beside the interval (always inside it)."""
+        assert self.estimate is not None  # set in __post_init__
+        return self.estimate
 
     def label(self, digits: int = 3) -> str:
-        return with_interval(self.mean, self.low, self.high, digits)
+        return with_interval(self.point, self.low, self.high, digits)
 
 
 @dataclass(frozen=True)
-class PosteriorSummary:
-    """DDM (to ``target``), Max Gap, Top-3 and Top-5 sums, each with an interval."""
+class MetricIntervals:
+    """DDM (to ``target``), Max Gap, Top-3 and Top-5 sums, each with an interval.
+
+    ``method`` says where the intervals come from: ``posterior`` (NUTS draws),
+    ``laplace`` (normal draws around a MAP fit) or ``bootstrap`` (parametric bootstrap,
+    :func:`curation.measure.summarize_bootstrap`); ``n_draws`` counts draws or replicates.
+    """
 
     target: str
     n_draws: int
@@ -47,6 +77,11 @@ class PosteriorSummary:
     max_gap: Interval
     top_3_sum: Interval
     top_5_sum: Interval
+    method: str = "posterior"
+
+
+PosteriorSummary = MetricIntervals
+"""The former name (every interval used to come from draws of b)."""
 
 
 def _per_draw(
@@ -70,8 +105,8 @@ def _interval(values: NDArray[np.float64], level: float) -> Interval:
     if not np.isfinite(values).all():
         raise ValueError("metric returned a non-finite value on some draw")
     tail = 0.5 * (1.0 - level)
-    low, high = np.quantile(values, [tail, 1.0 - tail])
-    return Interval(float(values.mean()), float(low), float(high), level)
+    low, mid, high = np.quantile(values, [tail, 0.5, 1.0 - tail])
+    return Interval(float(values.mean()), float(low), float(high), level, float(mid))
 
 
 def summarize_draws(
@@ -99,10 +134,19 @@ def summarize_draws(
 
 
 def summarize_posterior(
-    z_draws: ArrayLike, *, target: TargetLike = "uniform", level: float = 0.9
-) -> PosteriorSummary:
-    """DDM to ``target``, Max Gap, Top-3 and Top-5 sums over draws, each with an interval."""
+    z_draws: ArrayLike,
+    *,
+    target: TargetLike = "uniform",
+    level: float = 0.9,
+    method: str = "posterior",
+) -> MetricIntervals:
+    """DDM to ``target``, Max Gap, Top-3 and Top-5 sums over draws, each with an interval.
+
+    ``method`` labels the draws (``posterior`` or ``laplace``).
+    """
     zs = np.sort(as_draws(z_draws), axis=1)
     level = check_level(level)
     parts = {name: _interval(_per_draw(zs, name, target), level) for name in METRIC_NAMES}
-    return PosteriorSummary(target=parse_target(target).label, n_draws=zs.shape[0], **parts)
+    return MetricIntervals(
+        target=parse_target(target).label, n_draws=zs.shape[0], method=method, **parts
+    )

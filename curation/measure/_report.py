@@ -13,21 +13,23 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from curation.measure._certify import Certificate
-from curation.measure._posterior import Interval
 from curation.measure._power import power_table
+from curation.measure._resolution import Resolution
 from curation.measure._summary import BenchmarkMeasures
 from curation.report import html, markdown
 from curation.report.blocks import Block, Bullets, Heading, Images, Paragraph, Table
-from curation.report.format import EM_DASH, INFINITY, Blanks, fixed, with_interval
+from curation.report.format import EM_DASH, INFINITY, Blanks, count, fixed, percent
 
-_BLANKS = Blanks(missing=EM_DASH, infinite=INFINITY)
-"""An unbounded max L prints as "∞"; an absent figure as "—"."""
+_BLANKS = Blanks(missing=EM_DASH, infinite=INFINITY, nonfinite=EM_DASH)
+"""An unbounded max L prints as "∞"; an absent figure (or a NaN resolution) as "—"."""
 
 
-def _with_interval(value: float, interval: Interval | None) -> str:
-    if interval is None:
-        return fixed(value, blanks=_BLANKS)
-    return with_interval(value, interval.low, interval.high, blanks=_BLANKS)
+def _f(value: float | None, digits: int = 3) -> str:
+    return fixed(value, digits, blanks=_BLANKS)
+
+
+def _pct(share: float) -> str:
+    return percent(share, 0)
 
 
 def _bold_if(text: str, flag: bool) -> str:
@@ -53,6 +55,170 @@ def _flag_names(m: BenchmarkMeasures) -> str:
         if on
     ]
     return ", ".join(names) if names else EM_DASH
+
+
+_METHOD_TEXT = {
+    "bootstrap": (
+        "parametric bootstrap: {n} simulated copies of the response matrix (same cells, same "
+        "trials) from a smooth empirical-Bayes truth around the fit, each refitted with the "
+        "same model and settings and put on its own re-derived scale, so the anchors' "
+        "uncertainty is included. A metric's median simulated error is removed when it "
+        "exceeds twice the errors' SD (as for gap metrics on single-trial data, where the "
+        "coarse axis inflates every gap; the estimate then differs from the plug-in above); "
+        "a smaller one stays in the estimate and widens the interval on both sides. In "
+        "simulation these 90% intervals covered the truth 85–95% of the time "
+        "(tests/measure/test_measure_coverage.py)."
+    ),
+    "posterior": "posterior quantiles over {n} NUTS draws of z; estimate: the draws' median.",
+    "laplace": (
+        "Laplace draws ({n} independent normal draws of each b around the MAP mode, abilities "
+        "and scale anchors held fixed); estimate: the draws' median. These intervals are known "
+        "not to cover on single-trial data (see `benchmarks/bench_intervals.py`); "
+        "`gaps.intervals.method: bootstrap` replaces them."
+    ),
+}
+
+
+def _interval_blocks(measures: Sequence[BenchmarkMeasures]) -> list[Block]:
+    with_iv = [(m, m.intervals) for m in measures if m.intervals is not None]
+    if not with_iv:
+        return []
+    rows = []
+    methods: dict[str, int] = {}
+    levels = set()
+    for m, iv in with_iv:
+        methods.setdefault(iv.method, iv.n_draws)
+        levels.add(iv.ddm.level)
+        rows.append(
+            (
+                m.name,
+                iv.method,
+                iv.ddm.label(),
+                iv.max_gap.label(),
+                iv.top_3_sum.label(),
+                iv.top_5_sum.label(),
+            )
+        )
+    lv = ", ".join(f"{x:.0%}" for x in sorted(levels))
+    target = with_iv[0][1].target
+    text = (
+        f"Each metric of the true difficulties as estimate [{lv} interval]; the estimate is "
+        f"always inside its interval. DDM is to the first target ({target}). Method — "
+        + " ".join(f"**{k}**: " + _METHOD_TEXT.get(k, k).format(n=n) for k, n in methods.items())
+    )
+    return [
+        Heading(2, "Estimates with intervals"),
+        Table(("Benchmark", "Method", "DDM", "Max Gap", "Top-3 Sum", "Top-5 Sum"), tuple(rows)),
+        Paragraph(text),
+    ]
+
+
+def _largest_gap_text(m: BenchmarkMeasures) -> str:
+    """The largest gap, or the largest resolved one when the largest is one score step."""
+    if not m.resolved or m.resolved[0]:
+        return f"largest gap {m.max_gap.label()}"
+    g = m.largest_resolved_gap
+    text = f"largest gap {m.max_gap.label()} is one score step"
+    return text + (f"; largest resolved gap {g.label()}" if g is not None else "")
+
+
+def _resolution_notes(m: BenchmarkMeasures, r: Resolution) -> list[str]:
+    """What the resolution and anchoring mean for this benchmark, and what would fix it."""
+    notes = []
+    p = r.panel
+    if r.n_clipped_low and r.share_clipped_low >= 0.05:
+        notes.append(
+            f"**{m.name}**: {_pct(r.share_clipped_low)} of items ({count(r.n_clipped_low)} of "
+            f"{count(r.n_items)}) sit below the panel's weakest model ({p.weakest}; clipped at "
+            "z = 0): their z is only a bound, and every DDM is largely that point mass. "
+            "Fix: add weaker models to the panel, spanning the clipped end."
+        )
+    if r.n_clipped_high and r.share_clipped_high >= 0.05:
+        notes.append(
+            f"**{m.name}**: {_pct(r.share_clipped_high)} of items ({count(r.n_clipped_high)} of "
+            f"{count(r.n_items)}) sit above the panel's strongest model ({p.strongest}; clipped "
+            "at z = 1). Fix: add stronger models to the panel, spanning the clipped end."
+        )
+    unresolved = [g for g, ok in zip(m.largest_gaps, m.resolved, strict=False) if not ok]
+    if unresolved and len(unresolved) == len(m.largest_gaps):
+        notes.append(
+            f"**{m.name}**: none of the {len(m.largest_gaps)} largest gaps is wider than one "
+            f"score step — with {r.n_levels} distinct z levels they are the axis's "
+            "resolution, not empty stretches of difficulty."
+        )
+    elif unresolved:
+        notes.append(
+            f"**{m.name}**: {len(unresolved)} of the {len(m.largest_gaps)} largest gaps are "
+            "no wider than one score step (the axis's resolution)."
+        )
+    t = m.thresholds.max_gap
+    if r.cannot_resolve(t):
+        notes.append(
+            f"**{m.name}**: one score step moves an item by up to {_f(r.coarsest_step)} "
+            f"(near z = {_f(r.coarsest_at, 2)}), so the data cannot resolve gaps at the "
+            f"{t:.2f} flag threshold there. Fix: more trials per item (k trials per cell "
+            "make the step about k times finer), or panel models near that difficulty."
+        )
+    elif unresolved and r.trials_per_cell <= 1:
+        notes.append(
+            f"**{m.name}**: to see gaps finer than {_f(r.resolution)}, collect more trials per "
+            "item (k trials per cell make the step about k times finer); where a 2PL fits "
+            "(`annotate.model: 2pl`), its z also depends on which models solved an item and "
+            "is no longer tied to the score."
+        )
+    return notes
+
+
+def _resolution_blocks(measures: Sequence[BenchmarkMeasures]) -> list[Block]:
+    with_r = [(m, m.resolution) for m in measures if m.resolution is not None]
+    if not with_r:
+        return []
+    rows = []
+    notes: list[str] = []
+    for m, r in with_r:
+        p = r.panel
+        rows.append(
+            (
+                m.name,
+                f"{r.trials_per_cell:g}",
+                str(r.n_levels),
+                _f(r.resolution),
+                _f(r.coarsest_step),
+                f"{count(r.n_clipped_low)} ({_pct(r.share_clipped_low)})",
+                f"{count(r.n_clipped_high)} ({_pct(r.share_clipped_high)})",
+                f"{p.theta_min:.2f} to {p.theta_max:.2f} ({p.span:.2f})",
+                f"{sum(m.resolved)} of {len(m.resolved)}",
+            )
+        )
+        notes += _resolution_notes(m, r)
+    blocks: list[Block] = [
+        Heading(2, "Resolution and anchoring"),
+        Table(
+            (
+                "Benchmark",
+                "Trials/cell",
+                "z levels",
+                "Resolution",
+                "Coarsest step",
+                "Clipped at 0",
+                "Clipped at 1",
+                "Panel θ (span, logits)",
+                "Largest gaps resolved",
+            ),
+            tuple(rows),
+        ),
+        Paragraph(
+            "z levels: distinct values of z. Resolution: the median z change one more or one "
+            "fewer correct answer makes to an item inside (0, 1) (with one trial per cell a "
+            "1PL z depends only on the item's total score); coarsest step: the largest such "
+            "change. Clipped at 0: items easier than the panel's weakest model (z = 0 whatever "
+            "their true difficulty); clipped at 1: harder than the strongest. Panel θ: the "
+            "weakest and strongest abilities, which the scale maps to z = 0 and z = 1."
+        ),
+    ]
+    if notes:
+        blocks.append(Bullets(tuple(notes)))
+    return blocks
 
 
 def _blocks(
@@ -83,7 +249,6 @@ def _blocks(
         for d in m.ddms:
             if d.label not in labels:
                 labels.append(d.label)
-    has_post = any(m.posterior is not None for m in measures)
     header = (
         ("Benchmark", "n")
         + tuple(f"DDM ({lab})" for lab in labels)
@@ -91,7 +256,6 @@ def _blocks(
     )
     rows = []
     for m in measures:
-        post = m.posterior
         cells = [m.name, str(m.n)]
         for lab in labels:
             match = [d for d in m.ddms if d.label == lab]
@@ -99,47 +263,41 @@ def _blocks(
                 cells.append(EM_DASH)
                 continue
             d = match[0]
-            primary = d is m.ddms[0]
-            interval = post.ddm if post is not None and primary else None
-            cells.append(_bold_if(_with_interval(d.value, interval), primary and m.flags.ddm))
-        cells.append(
-            _bold_if(
-                _with_interval(m.max_gap.width, post.max_gap if post else None), m.flags.max_gap
-            )
-        )
+            cells.append(_bold_if(_f(d.value), d is m.ddms[0] and m.flags.ddm))
+        cells.append(_bold_if(_f(m.max_gap.width), m.flags.max_gap))
         cells.append(m.max_gap.label())
-        cells.append(_with_interval(m.top_3_sum, post.top_3_sum if post else None))
-        cells.append(
-            _bold_if(
-                _with_interval(m.top_5_sum, post.top_5_sum if post else None), m.flags.top_5_sum
-            )
-        )
+        cells.append(_f(m.top_3_sum))
+        cells.append(_bold_if(_f(m.top_5_sum), m.flags.top_5_sum))
         cells.append(_flag_names(m))
         rows.append(tuple(cells))
     blocks += [Heading(2, "Benchmarks"), Table(header, tuple(rows))]
-    note = "Flagged values in bold; flags use the first target's DDM."
-    if has_post:
-        levels = {m.posterior.ddm.level for m in measures if m.posterior is not None}
-        lv = ", ".join(f"{lv:.0%}" for lv in sorted(levels))
-        sources = {m.extra.get("draws_source", "posterior") for m in measures if m.posterior}
-        if sources == {"posterior"}:
-            note += f" Brackets: {lv} posterior intervals over the IRT draws of z."
-        else:
-            note += (
-                f" Brackets: {lv} intervals over the IRT draws of z; for MAP fits these are "
-                "Laplace draws (independent normal draws of each b around the mode), which "
-                "fill gaps with noise, so gap intervals can sit below the point value. A NUTS "
-                "fit (`annotate.method: nuts`) gives posterior intervals."
-            )
-    blocks.append(Paragraph(note))
+    note = (
+        "Values on the estimated z (the plug-in). Flagged values in bold; flags use the "
+        "first target's DDM"
+    )
+    if any(m.resolution is not None for m in measures):
+        note += " and only gaps wider than one score step (see Resolution and anchoring)"
+    blocks.append(Paragraph(note + "."))
+    blocks += _interval_blocks(measures)
+    blocks += _resolution_blocks(measures)
+    links = tuple(f"**{m.name}**: {link.label()}" for m in measures for link in m.linkings)
+    if links:
+        blocks += [
+            Heading(2, "Panel dependence"),
+            Paragraph(
+                "Benchmarks that share items were measured by different panels; z is "
+                "anchored on each panel, so the same item gets a different z. Linking: "
+                "common-item mean–sigma on the items both fits estimated from data."
+            ),
+            Bullets(links),
+        ]
 
     blocks.append(Heading(2, "Flagged benchmarks"))
     if flagged:
         blocks.append(
             Bullets(
                 tuple(
-                    f"**{m.name}** — " + "; ".join(m.flag_reasons()) + f"; largest gap "
-                    f"{m.max_gap.label()}"
+                    f"**{m.name}** — " + "; ".join(m.flag_reasons()) + "; " + _largest_gap_text(m)
                     for m in flagged
                 )
             )
@@ -150,13 +308,20 @@ def _blocks(
     k = max(1, min(k_gaps, max(len(m.largest_gaps) for m in measures)))
     gap_rows = []
     for m in measures:
-        cells = [f"{g.label()} ({fixed(g.width, blanks=_BLANKS)})" for g in m.largest_gaps[:k]]
+        oks = m.resolved or tuple(True for _ in m.largest_gaps)
+        cells = [
+            f"{g.label()} ({_f(g.width)}{'' if ok else ', one score step'})"
+            for g, ok in zip(m.largest_gaps[:k], oks, strict=False)
+        ]
         gap_rows.append((m.name, *cells, *([EM_DASH] * (k - len(cells)))))
     blocks += [
         Heading(2, "Largest gaps"),
         Paragraph(
             "Each gap as [z_L, z_R] (width). A single new item at a gap's midpoint shrinks "
-            "it the most; these are the targets for gap filling."
+            'it the most; these are the targets for gap filling. "One score step": the '
+            "gap is no wider than the z change one more or one fewer correct answer makes "
+            "for the items on its edges, so the data cannot tell it from the axis's "
+            "resolution; such gaps are not flagged and not listed as blind intervals."
         ),
         Table(("Benchmark",) + tuple(f"#{i + 1}" for i in range(k)), tuple(gap_rows)),
     ]
@@ -174,7 +339,12 @@ def _blocks(
                 + (
                     ", ".join(b.label() for b in m.blind)
                     if m.blind
-                    else "none — every placement of this width touches an item"
+                    else (
+                        f"none resolved — {m.unresolved_blind} gap(s) this wide are one score "
+                        "step (the axis's resolution)"
+                        if m.unresolved_blind
+                        else "none — every placement of this width touches an item"
+                    )
                 )
                 for m in measures
             )
@@ -209,10 +379,10 @@ def _blocks(
                     tuple(
                         (
                             _pair_label(c),
-                            fixed(abs(c.d_b), blanks=_BLANKS),
-                            fixed(c.margin, blanks=_BLANKS),
+                            _f(abs(c.d_b)),
+                            _f(c.margin),
                             "yes" if c.certified else "**no**",
-                            fixed(c.max_lipschitz, 2, blanks=_BLANKS),
+                            _f(c.max_lipschitz, 2),
                         )
                         for c in m.certificates
                     ),

@@ -3,48 +3,88 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import numpy as np
 
-from curation.plots._style import HIGHLIGHT, PALETTE, new_figure, save_png
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    HIGHLIGHT,
+    PALETTE,
+    SavedFigure,
+    new_figure,
+    row_fontsize,
+    rows_height,
+    save_figure,
+    wrap_title,
+)
 from curation.responses._checks import CheckReport
 
+_WIDTH = 10.0
 
-def plot_check_overview(report: CheckReport, path: str | os.PathLike[str]) -> None:
-    """Left: item success rates (all/none-solved items marked). Right: model accuracies,
-    coloured by how often each model reverses the accuracy order."""
-    fig, (left, right) = new_figure(1, 2, width=10.0, height=max(3.4, 0.13 * report.n_models))
+
+def plot_check_overview(
+    report: CheckReport,
+    path: str | os.PathLike[str],
+    *,
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
+    """Left: item success rates (all/none-solved items marked). Right: model accuracies as
+    horizontal bars, one labelled row per model (the figure grows with the panel, so model
+    names stay legible), coloured by whether a model reverses the accuracy order often."""
+    height = rows_height(report.n_models)
+    fig, (left, right) = new_figure(1, 2, width=_WIDTH, height=height)
+    fig.get_layout_engine().set(wspace=0.04)
     success = np.array([r for r in report.item_success.values()])
     bins = np.linspace(0, 1, 21)
-    left.hist(success, bins=bins, color=PALETTE[0], edgecolor="white")
+    counts, _, _ = left.hist(success, bins=bins, color=PALETTE[0], edgecolor="white")
     left.set_xlabel("item success rate across models")
     left.set_ylabel("items")
     left.set_title(
-        f"{report.benchmark}: {report.n_items} items, "
-        f"{len(report.all_solved)} all-solved, {len(report.none_solved)} none-solved"
+        wrap_title(
+            f"{report.benchmark}: {report.n_items} items, "
+            f"{len(report.all_solved)} all-solved, {len(report.none_solved)} none-solved",
+            0.4 * _WIDTH,
+        )
     )
-    for edge, n in ((0.0, len(report.none_solved)), (1.0, len(report.all_solved))):
+    # Above the edge bins (which hold them), so the count never sits on a bar.
+    for edge, top, n, what in (
+        (0.025, counts[0], len(report.none_solved), "none-solved"),
+        (0.975, counts[-1], len(report.all_solved), "all-solved"),
+    ):
         if n:
             left.annotate(
-                f"{n}",
-                (edge, 0),
-                xytext=(0, 4),
+                f"{n} {what}",
+                (edge, top),
+                xytext=(0, 3),
                 textcoords="offset points",
-                ha="center",
+                ha="left" if edge < 0.5 else "right",
+                va="bottom",
                 color=HIGHLIGHT,
                 fontsize=8,
             )
+    left.set_ylim(0, 1.12 * max(float(counts.max()), 1.0))
+    if height > 5:  # a tall panel: keep the histogram a readable shape at the top
+        left.set_anchor("N")
+        left.set_box_aspect(0.8)
 
     models = sorted(report.model_accuracy, key=lambda m: report.model_accuracy[m])
     acc = [report.model_accuracy[m] for m in models]
     rev = np.array([report.per_model_reversal[m] for m in models])
     colors = [HIGHLIGHT if m in report.offending_models else PALETTE[0] for m in models]
     right.barh(range(len(models)), acc, color=colors)
-    right.set_yticks(range(len(models)), labels=models, fontsize=max(4, 8 - len(models) // 12))
+    right.set_yticks(
+        range(len(models)), labels=models, fontsize=row_fontsize(len(models), height - 1.0)
+    )
+    right.set_ylim(-0.6, len(models) - 0.4)
     right.set_xlim(0, 1)
     right.set_xlabel("accuracy")
     right.set_title(
-        f"{report.n_models} models by accuracy (red: frequent reversals, max rate {rev.max():.3f})"
+        wrap_title(
+            f"{report.n_models} models by accuracy (vermillion: frequent reversals, "
+            f"max rate {rev.max():.3f})",
+            0.35 * _WIDTH,
+        )
     )
     right.grid(axis="y", visible=False)
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)

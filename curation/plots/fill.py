@@ -10,7 +10,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from curation.measure import largest_gaps, top_k_sum
-from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    HIGHLIGHT,
+    NEUTRAL,
+    PALETTE,
+    SavedFigure,
+    new_figure,
+    save_figure,
+)
 
 _LABELS = {"benchfill": "BenchFill", "baseline": "baseline (uniform parents)", "oracle": "oracle"}
 
@@ -22,7 +30,8 @@ def plot_fill(
     *,
     name: str | None = None,
     k: int = 3,
-) -> None:
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """One strip per row: the benchmark, then + each method's inserted items.
 
     Benchmark items are grey ticks, the ``k`` largest gaps of each row are shaded,
@@ -62,4 +71,4 @@ def plot_fill(
     axes[-1].set_xlabel("difficulty z (shaded: largest gaps; ▽ target)")
     if name:
         fig.suptitle(f"{name}: gap filling, before and after", fontsize=10)
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 from scipy.special import expit
 
-from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    HIGHLIGHT,
+    NEUTRAL,
+    PALETTE,
+    ROW_INCHES,
+    SavedFigure,
+    new_figure,
+    row_fontsize,
+    save_figure,
+    wrap_title,
+)
 
 if TYPE_CHECKING:
     from curation.irt import FitResult
@@ -21,7 +33,13 @@ def _title(result: FitResult, what: str) -> str:
     return f"{name}: {what} ({model})" if name else f"{what} ({model})"
 
 
-def plot_item_curves(result: FitResult, path: str | os.PathLike[str], *, n_items: int = 8) -> None:
+def plot_item_curves(
+    result: FitResult,
+    path: str | os.PathLike[str],
+    *,
+    n_items: int = 8,
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """P(correct | θ) for ``n_items`` items spread evenly over the difficulty range.
 
     Items are picked at evenly spaced quantiles of b among unbounded items (bounded
@@ -50,12 +68,14 @@ def plot_item_curves(result: FitResult, path: str | os.PathLike[str], *, n_items
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("ability θ (logits, mean panel ability 0)")
     ax.set_ylabel("P(correct)")
-    ax.set_title(_title(result, "item characteristic curves"))
+    ax.set_title(wrap_title(_title(result, "item characteristic curves"), 4.0))
     ax.legend(fontsize=6.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
 
 
-def plot_difficulty_vs_ability(result: FitResult, path: str | os.PathLike[str]) -> None:
+def plot_difficulty_vs_ability(
+    result: FitResult, path: str | os.PathLike[str], *, formats: Sequence[str] = DEFAULT_FORMATS
+) -> SavedFigure:
     """Item difficulties (histogram) and model abilities (dots) on one logit axis.
 
     Shows where the benchmark's items sit relative to the panel: items left of the
@@ -68,7 +88,7 @@ def plot_difficulty_vs_ability(result: FitResult, path: str | os.PathLike[str]) 
     theta = models["theta"].to_numpy()
     n_all = items.filter(pl.col("bound") == "all-solved").height
     n_none = items.filter(pl.col("bound") == "none-solved").height
-    hist_h, models_h = 2.2, 0.6 + 0.11 * len(theta)
+    hist_h, models_h = 2.2, 0.6 + ROW_INCHES * len(theta)
     fig, (ax_b, ax_t) = new_figure(2, 1, width=6.4, height=hist_h + models_h + 0.6)
     ax_b.get_gridspec().set_height_ratios([hist_h, models_h])
     fig.get_layout_engine().set(h_pad=0.02)
@@ -80,13 +100,18 @@ def plot_difficulty_vs_ability(result: FitResult, path: str | os.PathLike[str]) 
     for t in (theta.min(), theta.max()):
         ax_b.axvline(t, color=HIGHLIGHT, lw=1, ls="--")
     ax_b.set_ylabel("items")
-    ax_b.set_title(_title(result, "difficulty vs ability"))
+    ax_b.set_title(wrap_title(_title(result, "difficulty vs ability"), 5.0))
     ax_b.legend(fontsize=7, loc="upper left")
     y = np.arange(len(theta))
     ax_t.plot(theta, y, "o", color=HIGHLIGHT, ms=4)
-    ax_t.set_yticks(y, [m[:32] for m in models["model"].to_list()], fontsize=6)
+    ax_t.set_yticks(
+        y,
+        [m[:32] for m in models["model"].to_list()],
+        fontsize=row_fontsize(len(theta), models_h - 0.6),
+    )
+    ax_t.set_ylim(-0.6, len(theta) - 0.4)
     ax_t.set_xlim(lo, hi)
     ax_b.set_xlim(lo, hi)
     ax_t.set_xlabel("logit scale: item difficulty b / model ability θ")
     ax_t.set_ylabel("models")
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)

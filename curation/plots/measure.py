@@ -1,6 +1,6 @@
 """Figures of the gap analysis (SPEC §2): ECDF vs target, gap strip, power curves.
 
-Each ``plot_*`` takes data and an output path and writes a PNG atomically. The
+Each ``plot_*`` takes data and an output path and writes a PNG (and SVG, ...) atomically. The
 ``*_points``/``*_rows`` functions return the same data as lists of dicts, so a DVC stage
 can write them as CSV/JSON plot data (``dvc plots``) next to the PNGs.
 """
@@ -8,6 +8,7 @@ can write them as CSV/JSON plot data (``dvc plots``) next to the PNGs.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,16 @@ from curation.measure import (
 )
 from curation.measure._targets import TargetLike
 from curation.measure._validate import as_unit_sample
-from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    HIGHLIGHT,
+    NEUTRAL,
+    PALETTE,
+    SavedFigure,
+    new_figure,
+    save_figure,
+    wrap_title,
+)
 
 _BETA_POINTS = 201
 
@@ -113,7 +123,8 @@ def plot_ecdf(
     *,
     target: TargetLike = "uniform",
     name: str | None = None,
-) -> None:
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """ECDF of z against the target CDF; the shaded area between them is the DDM."""
     zz = as_unit_sample(z)
     tgt = parse_target(target)
@@ -139,14 +150,19 @@ def plot_ecdf(
     ax.set_xlabel("difficulty z")
     ax.set_ylabel("cumulative share of items")
     prefix = f"{name}: " if name else ""
-    ax.set_title(f"{prefix}DDM = {value:.3f} vs {tgt.label}")
+    ax.set_title(wrap_title(f"{prefix}DDM = {value:.3f} vs {tgt.label}", 4.4))
     ax.legend(loc="upper left")
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
 
 
 def plot_gap_strip(
-    z: ArrayLike, path: str | os.PathLike[str], *, k: int = 5, name: str | None = None
-) -> None:
+    z: ArrayLike,
+    path: str | os.PathLike[str],
+    *,
+    k: int = 5,
+    name: str | None = None,
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """Items as ticks on [0, 1] with the ``k`` largest gaps shaded and labelled."""
     zz = as_unit_sample(z)
     top = largest_gaps(zz, k)
@@ -175,8 +191,11 @@ def plot_gap_strip(
     ax.set_xlabel("difficulty z")
     prefix = f"{name}: " if name else ""
     ax.set_title(
-        f"{prefix}n={zz.size}, Max Gap {max_gap(zz):.3f}, Top-3 {top_k_sum(zz, 3):.3f}, "
-        f"Top-5 {top_k_sum(zz, 5):.3f}"
+        wrap_title(
+            f"{prefix}n={zz.size}, Max Gap {max_gap(zz):.3f}, Top-3 {top_k_sum(zz, 3):.3f}, "
+            f"Top-5 {top_k_sum(zz, 5):.3f}",
+            4.6,
+        )
     )
     if any(g.width > 0 for g in top):
         ax.legend(
@@ -186,12 +205,16 @@ def plot_gap_strip(
             title="largest gaps",
             title_fontsize=7,
         )
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
 
 
 def plot_power_curves(
-    frame: pl.DataFrame, path: str | os.PathLike[str], *, title: str | None = None
-) -> None:
+    frame: pl.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """Rejection rate vs repeats, one line per progress width, with the α line."""
     need = {"width", "repeats", "rejection_rate", "alpha", "blind", "n_touched"}
     missing = need - set(frame.columns)
@@ -199,7 +222,7 @@ def plot_power_curves(
         raise ValueError(f"power frame is missing columns {sorted(missing)}")
     if frame.height == 0:
         raise ValueError("power frame is empty")
-    fig, ax = new_figure(width=5.6, height=3.8)
+    fig, ax = new_figure(width=7.6, height=3.8)
     for i, ((w,), part) in enumerate(
         frame.sort("repeats").group_by(["width"], maintain_order=True)
     ):
@@ -222,9 +245,9 @@ def plot_power_curves(
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("re-evaluations per item (repeats)")
     ax.set_ylabel("rejection rate")
-    ax.set_title(title or "Detectability of progress centred in the largest gap")
-    ax.legend(loc="center right")
-    save_png(fig, path)
+    ax.set_title(wrap_title(title or "Detectability of progress centred in the largest gap", 5.0))
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7)
+    return save_figure(fig, path, formats=formats)
 
 
 __all__ = [

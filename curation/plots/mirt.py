@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import numpy as np
+from adjustText import adjust_text
 
 from curation.irt.mirt import MirtReport
-from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    NEUTRAL,
+    PALETTE,
+    SavedFigure,
+    new_figure,
+    row_fontsize,
+    rows_height,
+    save_figure,
+    wrap_title,
+)
 
 
 def _dims(d: int) -> list[str]:
     return [f"dim {k + 1}" for k in range(d)]
 
 
-def plot_mirt_loadings(report: MirtReport, path: str | os.PathLike[str]) -> None:
+def plot_mirt_loadings(
+    report: MirtReport, path: str | os.PathLike[str], *, formats: Sequence[str] = DEFAULT_FORMATS
+) -> SavedFigure:
     """Left: benchmarks x dimensions, mean loading (annotated). Right: every item's
     loadings, items grouped by benchmark and sorted by primary dimension."""
     fit = report.analysis
@@ -74,76 +88,92 @@ def plot_mirt_loadings(report: MirtReport, path: str | os.PathLike[str]) -> None
     right.set_xlabel("items (by benchmark, then primary dimension)")
     fig.colorbar(im2, ax=right, shrink=0.8, label="loading")
     right.set_title(f"Item loadings ({report.rotation} rotation)")
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
 
 
-def plot_mirt_models(report: MirtReport, path: str | os.PathLike[str]) -> None:
-    """Models on the first two dimensions, labelled; arrows: benchmark mean loadings."""
+def plot_mirt_models(
+    report: MirtReport, path: str | os.PathLike[str], *, formats: Sequence[str] = DEFAULT_FORMATS
+) -> SavedFigure:
+    """Models on the first two dimensions, labelled; arrows: benchmark mean loadings.
+
+    Model labels are moved apart by adjustText (with a leader line to their point) so a
+    dense panel stays legible; the figure is square-ish and grows with the panel.
+    """
     fit = report.analysis
-    fig, ax = new_figure(width=8.0, height=6.4)
     theta = fit.theta
+    n = len(fit.models)
     if fit.d == 1:
+        height = rows_height(n)
+        fig, ax = new_figure(width=6.4, height=height)
         order = np.argsort(theta[:, 0])
-        ax.scatter(theta[order, 0], np.arange(len(order)), s=14, color=PALETTE[0])
-        for y, j in enumerate(order):
-            ax.annotate(
-                fit.models[j],
-                (theta[j, 0], y),
-                xytext=(4, 0),
-                textcoords="offset points",
-                fontsize=6,
-                va="center",
-            )
+        ax.plot(theta[order, 0], np.arange(n), "o", ms=4, color=PALETTE[0])
+        ax.set_yticks(
+            np.arange(n),
+            labels=[fit.models[j] for j in order],
+            fontsize=row_fontsize(n, height - 1.0),
+        )
+        ax.set_ylim(-0.6, n - 0.4)
         ax.set_xlabel("ability (dim 1)")
-        ax.set_yticks([])
         ax.set_title("Model abilities (d = 1)")
-        save_png(fig, path)
-        return
+        return save_figure(fig, path, formats=formats)
+    side = min(11.0, max(6.4, 3.0 + 0.12 * n))
+    fig, ax = new_figure(width=side + 0.6, height=side)
     ax.axhline(0, color=NEUTRAL, lw=0.5)
     ax.axvline(0, color=NEUTRAL, lw=0.5)
     ax.scatter(theta[:, 0], theta[:, 1], s=14, color=PALETTE[0], zorder=3)
-    for j, m in enumerate(fit.models):
-        ax.annotate(
-            m, (theta[j, 0], theta[j, 1]), xytext=(3, 2), textcoords="offset points", fontsize=6
-        )
     profiles = report.profiles[report.analysis_d]
     span = float(np.max(np.abs(theta[:, :2]))) or 1.0
     vecs = np.array([p.mean_loading[:2] for p in profiles])
     scale = 0.8 * span / (float(np.max(np.linalg.norm(vecs, axis=1))) or 1.0)
+    heads = []
     for k, p in enumerate(profiles):
-        color = (
-            PALETTE[(k + 1) % len(PALETTE)]
-            if PALETTE[(k + 1) % len(PALETTE)] != HIGHLIGHT
-            else PALETTE[-1]
-        )
+        color = PALETTE[(k + 1) % len(PALETTE)]
         v = vecs[k] * scale
         ax.annotate(
             "",
             xy=(v[0], v[1]),
             xytext=(0, 0),
-            arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5},
+            arrowprops={"arrowstyle": "->", "color": color, "lw": 1.6},
         )
-        ax.annotate(
-            p.benchmark,
-            (v[0], v[1]),
-            xytext=(4, 4),
-            textcoords="offset points",
-            color=color,
-            fontsize=9,
-            fontweight="bold",
-        )
+        heads.append(ax.text(v[0], v[1], p.benchmark, color=color, fontsize=9, fontweight="bold"))
+    pad = 0.12 * span
+    ax.set_xlim(min(theta[:, 0].min(), vecs[:, 0].min() * scale) - pad,
+                max(theta[:, 0].max(), vecs[:, 0].max() * scale) + pad)  # fmt: skip
+    ax.set_ylim(min(theta[:, 1].min(), vecs[:, 1].min() * scale) - pad,
+                max(theta[:, 1].max(), vecs[:, 1].max() * scale) + pad)  # fmt: skip
+    size = 7.0 if n <= 40 else 6.0
+    labels = [
+        ax.text(theta[j, 0], theta[j, 1], m, fontsize=size, color=NEUTRAL)
+        for j, m in enumerate(fit.models)
+    ]
+    # Points the labels must keep clear of: the models, and points along each arrow.
+    along = np.linspace(0.05, 1.0, 24)[:, None, None] * (vecs[None, :, :2] * scale)
+    avoid = np.concatenate([theta[:, :2], along.reshape(-1, 2)])
+    adjust_text(
+        [*labels, *heads],
+        x=avoid[:, 0],
+        y=avoid[:, 1],
+        ax=ax,
+        arrowprops={"arrowstyle": "-", "color": NEUTRAL, "lw": 0.4, "alpha": 0.6},
+        expand=(1.1, 1.35),
+        force_text=(0.2, 0.4),
+    )
     ax.set_xlabel("ability, dim 1")
     ax.set_ylabel("ability, dim 2")
-    ax.set_aspect("equal", adjustable="datalim")
     extra = f" (of {fit.d})" if fit.d > 2 else ""
     ax.set_title(
-        f"Models in dimensions 1–2{extra}, {report.rotation} rotation; arrows: benchmark mean "
-        "loadings"
+        wrap_title(
+            f"{n} models in dimensions 1–2{extra}, {report.rotation} rotation; "
+            "arrows: benchmark mean loadings",
+            side,
+        )
     )
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
 
 
-def plot_mirt_selection(report: MirtReport, path: str | os.PathLike[str]) -> None:
+def plot_mirt_selection(
+    report: MirtReport, path: str | os.PathLike[str], *, formats: Sequence[str] = DEFAULT_FORMATS
+) -> SavedFigure:
     """Held-out log likelihood per cell (with paired SE of the gap to the best) and BIC by d."""
     rows = report.selection.rows
     d = np.array([r.d for r in rows])
@@ -156,14 +186,14 @@ def plot_mirt_selection(report: MirtReport, path: str | os.PathLike[str]) -> Non
         [ll[d == report.chosen][0]],
         s=90,
         facecolors="none",
-        edgecolors=HIGHLIGHT,
+        edgecolors=PALETTE[1],
         zorder=4,
         label=f"chosen d = {report.chosen}",
     )
     left.set_xticks(d)
     left.set_xlabel("d")
     left.set_ylabel("held-out log likelihood per cell")
-    left.set_title("Held-out cells (bars: paired SE of gap to best)")
+    left.set_title(wrap_title("Held-out cells (bars: paired SE of gap to best)", 4.0))
     left.legend()
     bic = np.array([r.bic for r in rows])
     right.plot(d, bic, marker="o", color=PALETTE[3])
@@ -171,4 +201,4 @@ def plot_mirt_selection(report: MirtReport, path: str | os.PathLike[str]) -> Non
     right.set_xlabel("d")
     right.set_ylabel("BIC")
     right.set_title(f"BIC (minimum at d = {report.selection.d_bic})")
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)

@@ -1,16 +1,29 @@
-"""Figures of a dataset card: difficulty histogram, ECDF against uniform, and DDM / gaps
-before and after filling. Each ``plot_*`` writes one PNG atomically in the house style."""
+"""Figures of a dataset card: difficulty histogram, ECDF against each config's target, and
+DDM / gaps before and after filling. Each ``plot_*`` writes one figure (PNG + SVG, ...)
+atomically in the house style."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from curation.measure import ddm, largest_gaps, max_gap, top_k_sum
-from curation.plots._style import HIGHLIGHT, NEUTRAL, PALETTE, new_figure, save_png
+from curation.measure import ddm, largest_gaps, max_gap, parse_target, top_k_sum
+from curation.plots._style import (
+    DEFAULT_FORMATS,
+    HIGHLIGHT,
+    NEUTRAL,
+    PALETTE,
+    SavedFigure,
+    new_figure,
+    save_figure,
+    wrap_title,
+)
+from curation.plots.measure import target_cdf_points
 
 BINS = 20
 
@@ -21,8 +34,12 @@ def _clean(z: ArrayLike) -> np.ndarray:
 
 
 def plot_difficulty_histogram(
-    series: Mapping[str, ArrayLike], path: str | os.PathLike[str], *, title: str = ""
-) -> None:
+    series: Mapping[str, ArrayLike],
+    path: str | os.PathLike[str],
+    *,
+    title: str = "",
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """Overlaid step histograms of z on [0, 1] (one per config), with the uniform level."""
     fig, ax = new_figure(width=6.4, height=3.4)
     edges = np.linspace(0.0, 1.0, BINS + 1)
@@ -45,38 +62,90 @@ def plot_difficulty_histogram(
     ax.set_xlim(0, 1)
     ax.set_xlabel("difficulty z")
     ax.set_ylabel("share of items")
-    ax.set_title(title or "Difficulty histogram")
+    ax.set_title(wrap_title(title or "Difficulty histogram", 5.5))
     ax.legend(fontsize=8)
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)
+
+
+@dataclass(frozen=True)
+class EcdfPanel:
+    """One panel of the card's ECDF figure: configs drawn against one target.
+
+    ``target`` is anything :func:`curation.measure.parse_target` reads, or None for a
+    target it cannot draw (e.g. another benchmark's items), whose DDMs then come from
+    ``ddm`` (the subsets stage's metrics).
+    """
+
+    label: str
+    target: Any
+    series: Mapping[str, ArrayLike]
+    ddm: Mapping[str, float | None] = field(default_factory=dict)
 
 
 def plot_difficulty_ecdf(
-    series: Mapping[str, ArrayLike], path: str | os.PathLike[str], *, title: str = ""
-) -> None:
-    """ECDF of z per config against the uniform CDF; the legend gives each DDM."""
-    fig, ax = new_figure(width=5.2, height=4.2)
-    ax.plot([0, 1], [0, 1], color=NEUTRAL, linestyle=":", linewidth=1, label="uniform")
-    for i, (label, z) in enumerate(series.items()):
-        zs = np.sort(_clean(z))
-        if zs.size == 0:
-            continue
-        x = np.concatenate([[0.0], zs, [1.0]])
-        y = np.concatenate([[0.0], np.arange(1, zs.size + 1) / zs.size, [1.0]])
-        ax.step(
-            x,
-            y,
-            where="post",
-            color=PALETTE[i % len(PALETTE)],
-            linewidth=1.5,
-            label=f"{label}: DDM {ddm(zs):.3f}",
-        )
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("difficulty z")
-    ax.set_ylabel("share of items with difficulty ≤ z")
-    ax.set_title(title or "ECDF vs uniform")
-    ax.legend(fontsize=8, loc="lower right")
-    save_png(fig, path)
+    panels: Sequence[EcdfPanel],
+    path: str | os.PathLike[str],
+    *,
+    title: str = "",
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
+    """ECDF of z per config against its own target CDF, one panel per target; the
+    legend gives each config's DDM to that panel's target."""
+    n = max(len(panels), 1)
+    fig, axes = new_figure(1, n, width=4.4 * n + 0.4, height=4.4)
+    axes = np.atleast_1d(axes)
+    for ax, panel in zip(axes, panels, strict=False):
+        if panel.target is not None:
+            pts = target_cdf_points(panel.target)
+            ax.plot([p["z"] for p in pts], [p["cdf"] for p in pts], color=NEUTRAL,
+                    linestyle=":", linewidth=1.2, label=f"target: {panel.label}")  # fmt: skip
+        for i, (label, z) in enumerate(panel.series.items()):
+            zs = np.sort(_clean(z))
+            if zs.size == 0:
+                continue
+            x = np.concatenate([[0.0], zs, [1.0]])
+            y = np.concatenate([[0.0], np.arange(1, zs.size + 1) / zs.size, [1.0]])
+            value = ddm(zs, panel.target) if panel.target is not None else panel.ddm.get(label)
+            shown = f"{value:.3f}" if value is not None else "n/a"
+            ax.step(x, y, where="post", color=PALETTE[i % len(PALETTE)], linewidth=1.5,
+                    label=f"{label} (n={zs.size}): DDM {shown}")  # fmt: skip
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        ax.set_xlabel("difficulty z")
+        ax.set_ylabel("share of items with difficulty ≤ z")
+        ax.set_title(wrap_title(f"against {panel.label}", 4.0))
+        ax.legend(fontsize=7, loc="upper left")
+    if title:
+        fig.suptitle(wrap_title(title, 4.4 * n), fontsize=10)
+    return save_figure(fig, path, formats=formats)
+
+
+def ecdf_panels(
+    full: Mapping[str, ArrayLike],
+    subsets: Sequence[tuple[str, str, ArrayLike, float | None]],
+) -> list[EcdfPanel]:
+    """Panels for :func:`plot_difficulty_ecdf`: uniform first (the full benchmark's
+    configs), then one per subset target; every subset sits in its target's panel, and
+    the full benchmark is drawn in every panel for comparison.
+
+    ``subsets`` holds (config name, target label, z, DDM to target from the metrics).
+    """
+    order: dict[str, list[tuple[str, ArrayLike, float | None]]] = {"uniform": []}
+    for name, label, z, value in subsets:
+        order.setdefault(label, []).append((name, z, value))
+    panels = []
+    for label, members in order.items():
+        try:
+            target: Any = parse_target(label)
+        except (ValueError, TypeError):
+            target = None
+        series: dict[str, ArrayLike] = dict(full)
+        ddms: dict[str, float | None] = {}
+        for name, z, value in members:
+            series[name] = z
+            ddms[name] = value
+        panels.append(EcdfPanel(label=label, target=target, series=series, ddm=ddms))
+    return panels
 
 
 def plot_ddm_gaps(
@@ -86,7 +155,8 @@ def plot_ddm_gaps(
     *,
     labels: tuple[str, str] = ("original", "filled"),
     k: int = 5,
-) -> None:
+    formats: Sequence[str] = DEFAULT_FORMATS,
+) -> SavedFigure:
     """Left: DDM, Max Gap and Top-5 Sum before and after filling. Right: the items on the
     difficulty axis with the ``k`` largest gaps shaded, one row each."""
     zb, za = _clean(before), _clean(after)
@@ -121,4 +191,4 @@ def plot_ddm_gaps(
     ax_strip.set_xlim(0, 1)
     ax_strip.set_xlabel("difficulty z")
     ax_strip.set_title(f"Items and the {k} largest gaps")
-    save_png(fig, path)
+    return save_figure(fig, path, formats=formats)

@@ -4,7 +4,7 @@ Layout (what the Hub's ``configs: data_files`` expects, plus local extras)::
 
     README.md                      card with YAML metadata       (uploaded)
     CHANGELOG.md                   one section per version        (uploaded)
-    figures/*.png                  card figures                   (uploaded)
+    figures/*.png, *.svg           card figures (plots.format)    (uploaded)
     data/<config>/test-*.parquet   parquet shards per config      (uploaded)
     disk/<config>/                 DatasetDict.save_to_disk copy  (local)
     manifest.json                  digests, version, upload list  (local)
@@ -32,8 +32,16 @@ import datasets
 import numpy as np
 import polars as pl
 
-from curation.errors import ConfigError
-from curation.plots.publish import plot_ddm_gaps, plot_difficulty_ecdf, plot_difficulty_histogram
+from curation.errors import ConfigError, InputError
+from curation.io.atomic import writes_now
+from curation.io.tables import read_json
+from curation.plots._style import DEFAULT_FORMATS
+from curation.plots.publish import (
+    ecdf_panels,
+    plot_ddm_gaps,
+    plot_difficulty_ecdf,
+    plot_difficulty_histogram,
+)
 from curation.publish._card import (
     DEFAULT_TASKS,
     FIGURES,
@@ -54,6 +62,7 @@ from curation.publish._records import (
     original_records,
     subset_records,
 )
+from curation.publish._verify import file_hashes
 from curation.publish._version import (
     RELEASE_CANDIDATE,
     Bump,
@@ -90,6 +99,10 @@ class CardOptions:
     task_categories: tuple[str, ...] | None = None
     repo_id: str | None = None
     """Hub repository named in the card's loading example (placeholder ORG/NAME if unset)."""
+    citation: str | None = None
+    """BibTeX of the source benchmark (``benchmarks.<b>.citation``)."""
+    source_datasets: tuple[str, ...] = ()
+    """Hub ids of the source datasets (``benchmarks.<b>.source_datasets``)."""
 
 
 @dataclass
@@ -110,6 +123,8 @@ class BuildInputs:
     subsets: list[SubsetInput] = field(default_factory=list)
     reference: str | None = None
     card: CardOptions = field(default_factory=CardOptions)
+    figure_formats: tuple[str, ...] = DEFAULT_FORMATS
+    """Files per card figure (``plots.format``): the PNG the card links, SVG beside it, ..."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,11 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
+            "files": {
+                folder.name: file_hashes(folder)
+                for folder in sorted(self.dataset_dir.parent.iterdir())
+                if folder.is_dir() and not folder.name.startswith(".")
+            },
         }
 
     def summary(self) -> str:
@@ -222,12 +242,30 @@ def _provenance(inputs: BuildInputs, frames: Mapping[str, pl.DataFrame]) -> dict
 
 
 def _calibration_summary(path: Path) -> dict[str, Any]:
-    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj = read_json(path, produced_by=f"annotate@{path.stem}")
     return {
         "model": obj.get("model", "?"),
         "n_panel": len(obj.get("panel") or obj.get("abilities") or []),
         "scale": (obj.get("scale") or {}).get("method", "?"),
     }
+
+
+def _resolution_summary(inputs: BuildInputs) -> dict[str, Any]:
+    """Levels, score step, clipped items and panel span of the original items' z.
+
+    ``{"unavailable": reason}`` if the stored calibration, responses and difficulties do
+    not line up (the card then says so instead of printing figures about another fit).
+    """
+    from curation.irt import Calibration
+    from curation.measure import FittedBenchmark
+
+    try:
+        fitted = FittedBenchmark.load(
+            inputs.responses, Calibration.load(inputs.calibration_file), inputs.difficulty
+        )
+        return fitted.resolution().to_metrics()
+    except (InputError, ValueError, KeyError, OSError) as exc:
+        return {"unavailable": str(exc)}
 
 
 def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[str, Any], str]:
@@ -328,6 +366,7 @@ def _card_context(
         configs=configs,
         calibration_id=cal,
         calibration=_calibration_summary(inputs.calibration_file),
+        resolution=_resolution_summary(inputs),
         provenance=_provenance(inputs, frames),
         coverage_before=_coverage(frames["original"]),
         coverage_after=_coverage(frames["filled"]),
@@ -341,6 +380,9 @@ def _card_context(
         language=list(opts.language),
         tags=list(opts.tags),
         repo_id=opts.repo_id,
+        citation=opts.citation,
+        source_datasets=list(opts.source_datasets),
+        facts=_build_facts(inputs, frames, review),
         bounds={
             str(kind): int(n)
             for kind, n in frames["original"]
@@ -350,6 +392,40 @@ def _card_context(
             .iter_rows()
         },
     )
+
+
+def _build_facts(
+    inputs: BuildInputs, frames: Mapping[str, pl.DataFrame], review: dict[str, Any]
+) -> dict[str, Any]:
+    """Facts of this build the card's Uses and Limitations sections state: the panel
+    that anchors the scale, items outside its range, simulated data, review coverage."""
+    cal = read_json(inputs.calibration_file, produced_by=f"annotate@{inputs.benchmark}")
+    abilities = {str(k): float(v) for k, v in (cal.get("abilities") or {}).items()}
+    original = frames["original"]
+    z = original.get_column("z")
+    resp = inputs.responses
+    sources = resp.get_column("source") if "source" in resp.columns else None
+    facts: dict[str, Any] = {
+        "n_panel": len(abilities),
+        "scale": (cal.get("scale") or {}).get("method"),
+        "n_items": original.height,
+        "n_unmeasured": int(z.is_null().sum()),
+        "n_at_floor": int((z <= 0.0).sum()),
+        "n_at_ceiling": int((z >= 1.0).sum()),
+        "n_simulated_cells": int((sources == "simulated").sum()) if sources is not None else 0,
+        "n_offered": int(review.get("offered") or 0),
+        "n_accepted": int(sum((review.get("accepted_by_origin") or {}).values())),
+        "n_decisions": review.get("n_decisions"),
+    }
+    if abilities:
+        weakest = min(abilities, key=lambda m: abilities[m])
+        strongest = max(abilities, key=lambda m: abilities[m])
+        facts.update(
+            weakest=weakest,
+            strongest=strongest,
+            theta_span=abilities[strongest] - abilities[weakest],
+        )
+    return facts
 
 
 def dataset_dir_name(benchmark: str, version: str) -> str:
@@ -423,6 +499,7 @@ def _swap_into_place(tmp: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+@writes_now()  # the folder is staged and moved into place as a whole
 def build_dataset(
     inputs: BuildInputs,
     *,
@@ -503,13 +580,29 @@ def build_dataset(
         series = {"original": before}
         if frames["filled"].height != frames["original"].height:
             series["filled"] = after
+        fmt = inputs.figure_formats
         plot_difficulty_histogram(
-            series, tmp / FIGURES["histogram"], title=f"{inputs.benchmark}: difficulty histogram"
+            series,
+            tmp / FIGURES["histogram"],
+            title=f"{inputs.benchmark}: difficulty histogram",
+            formats=fmt,
         )
-        for sub in inputs.subsets[:3]:
-            series[f"calibrated-{sub.name}"] = _z(frames[f"calibrated-{sub.name}"])
-        plot_difficulty_ecdf(series, tmp / FIGURES["ecdf"], title=f"{inputs.benchmark}: ECDF")
-        plot_ddm_gaps(before, after, tmp / FIGURES["ddm_gaps"])
+        subset_series = [
+            (
+                f"calibrated-{sub.name}",
+                sub.target,
+                _z(frames[f"calibrated-{sub.name}"]),
+                sub.metrics.get("ddm_target"),
+            )
+            for sub in inputs.subsets
+        ]
+        plot_difficulty_ecdf(
+            ecdf_panels(series, subset_series),
+            tmp / FIGURES["ecdf"],
+            title=f"{inputs.benchmark}: ECDF of every config against its target",
+            formats=fmt,
+        )
+        plot_ddm_gaps(before, after, tmp / FIGURES["ddm_gaps"], formats=fmt)
         (tmp / "README.md").write_text(
             finalize_card(card, version=str(ver), previous=previous), encoding="utf-8"
         )

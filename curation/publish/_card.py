@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from curation.publish._card_resolution import resolution_lines
 from curation.publish._layout import SPLIT
 from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
 from curation.report.markdown import cell, table
@@ -107,6 +108,14 @@ class CardContext:
     repo_id: str | None = None
     bounds: dict[str, int] = field(default_factory=dict)
     """Original items whose z is only a bound: all-solved / none-solved counts."""
+    citation: str | None = None
+    """BibTeX of the source benchmark."""
+    source_datasets: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    """Facts of the build for Uses / Limitations (panel, items at the ends, review)."""
+    resolution: dict[str, Any] = field(default_factory=dict)
+    """:meth:`curation.measure.Resolution.to_metrics` of the original items, or
+    ``{"unavailable": reason}`` (section "Resolution and anchoring")."""
 
 
 def card_metadata(ctx: CardContext) -> dict[str, Any]:
@@ -115,6 +124,8 @@ def card_metadata(ctx: CardContext) -> dict[str, Any]:
     if ctx.language:
         meta["language"] = list(ctx.language)
     meta["task_categories"] = list(ctx.task_categories)
+    if ctx.source_datasets:
+        meta["source_datasets"] = list(ctx.source_datasets)
     meta["size_categories"] = [size_category(max((c.n for c in ctx.configs), default=0))]
     meta["tags"] = list(dict.fromkeys(["benchcurate", "irt", "difficulty", ctx.domain, *ctx.tags]))
     meta["configs"] = [
@@ -188,15 +199,8 @@ def render_card(ctx: CardContext) -> str:
         compact=True,
     )
     add("")
-    add("```python")
-    add("from datasets import load_dataset")
-    repo = ctx.repo_id or "ORG/NAME"
-    add(
-        f'ds = load_dataset("{repo}", "{ctx.configs[0].name}", split="{SPLIT}", '
-        f'revision="{VERSION_TOKEN}")'
-    )
-    add("```")
-    add("")
+    out += usage_section(ctx)
+    out += uses_section(ctx)
     add("## Difficulty")
     add("")
     add(
@@ -212,6 +216,7 @@ def render_card(ctx: CardContext) -> str:
             "only a bound (`bound` field); the figures and metrics use the bound's value."
         )
     add("")
+    out += resolution_lines(ctx.resolution)  # "Resolution and anchoring" (_card_resolution)
     add(f"![Difficulty histogram]({FIGURES['histogram']})")
     add("")
     add(f"![ECDF against uniform]({FIGURES['ecdf']})")
@@ -293,7 +298,9 @@ def render_card(ctx: CardContext) -> str:
     else:
         add(
             "Every added item was generated to fill a gap and accepted by a human reviewer; its "
-            "z comes from online calibration on the same scale."
+            "z is an estimated z (never a simulation's truth: simulated items are not "
+            "published), from online calibration on the same scale; for a BenchFill item, "
+            "the confirmation estimate from fresh panel trials after it was selected."
         )
         add("")
         out += table(
@@ -331,6 +338,7 @@ def render_card(ctx: CardContext) -> str:
     if review.get("n_decisions") is not None:
         add(f"- decision log `{review.get('decisions_file')}`: {review['n_decisions']} decision(s)")
     add("")
+    out += limitations_section(ctx)
     add("## Fields")
     add("")
     out += table(
@@ -343,7 +351,138 @@ def render_card(ctx: CardContext) -> str:
         compact=True,
     )
     add("")
+    out += citation_section(ctx)
     return "\n".join(out)
+
+
+# --- usage, uses, limitations and citation (one function per section) ---------------
+
+METHOD_BIBTEX = """@article{sun2026benchmark,
+  title={Your Benchmark Is an Empirical Measure Over Difficulty},
+  author={Sun, Yifan and Yu, Naicheng and Gong, Jiawen and Shen, Jingyan and Zhang, Huan},
+  journal={arXiv preprint arXiv:2610.29927},
+  year={2026}
+}"""
+"""The method behind z, DDM, gaps and BenchFill (SPEC's source paper)."""
+PLACEHOLDER_REPO = "ORG/NAME"
+
+
+def usage_section(ctx: CardContext) -> list[str]:
+    """The loading example, naming the real repository when the build knows it
+    (``build.repo_id``, or the one ``curate publish --repo-id`` recorded)."""
+    repo = ctx.repo_id or PLACEHOLDER_REPO
+    lines = [
+        "```python",
+        "from datasets import load_dataset",
+        f'ds = load_dataset("{repo}", "{ctx.configs[0].name}", split="{SPLIT}", '
+        f'revision="{VERSION_TOKEN}")',
+        "```",
+        "",
+    ]
+    if ctx.repo_id is None:
+        lines[-1:] = [
+            "",
+            f"(`{PLACEHOLDER_REPO}`: set `build.repo_id` in params.yaml, or publish once with "
+            "`curate publish --repo-id`, and rebuild.)",
+            "",
+        ]
+    return lines
+
+
+def _n(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else NOT_AVAILABLE
+
+
+def uses_section(ctx: CardContext) -> list[str]:
+    """What the configs are for, with this build's panel."""
+    f = ctx.facts
+    subsets = ", ".join(f"`{s['config']}`" for s in ctx.subsets) or "none in this build"
+    return [
+        "## Uses",
+        "",
+        f"- **Evaluate with a known difficulty profile:** `original` is the source benchmark "
+        f"item for item; every item carries z ∈ [0, 1], measured on a panel of "
+        f"{_n(f.get('n_panel'))} models, so scores can be broken down by difficulty.",
+        "- **Compare models where the benchmark has holes:** `filled` adds human-accepted "
+        "items aimed at the largest gaps of the difficulty axis.",
+        f"- **Cheaper evaluation with a chosen difficulty distribution:** the calibrated "
+        f"subsets ({subsets}) match a target distribution; their DDM to the target and "
+        "ranking agreement (Kendall τ) are under Calibrated subsets.",
+        "- **Place a new item on the same scale:** z comes with its calibration "
+        f"(`{ctx.calibration_id}`), so online calibration of new items lands on this axis.",
+        "- **Not for:** training data (these are test items), or comparing z across "
+        "benchmarks calibrated on different panels.",
+        "",
+    ]
+
+
+def limitations_section(ctx: CardContext) -> list[str]:
+    """Limitations stated with this build's numbers: the panel that defines the axis,
+    items it cannot resolve, what was excluded, how much a human reviewed."""
+    f = ctx.facts
+    lines = ["## Limitations", ""]
+    span = f.get("theta_span")
+    if f.get("weakest") and span is not None:
+        lines.append(
+            f"- **The difficulty axis is relative to the panel.** z = 0 is the ability of the "
+            f"weakest of {_n(f.get('n_panel'))} panel models (`{cell(f['weakest'])}`), "
+            f"z = 1 that of the strongest (`{cell(f['strongest'])}`), {span:.2f} logits apart "
+            f"(scale `{f.get('scale') or NOT_AVAILABLE}`). Another panel gives another axis; "
+            "a much stronger model sees most items near z = 0."
+        )
+    floor, ceiling = f.get("n_at_floor"), f.get("n_at_ceiling")
+    if floor is not None and ceiling is not None:
+        lines.append(
+            f"- **Items outside the panel's range are clipped.** {_n(floor)} of "
+            f"{_n(f.get('n_items'))} items sit at z = 0 (easier than the weakest model) and "
+            f"{_n(ceiling)} at z = 1 (harder than the strongest); their order among "
+            "themselves is not measured (all-solved / none-solved items are among them), and DDM "
+            "and gaps treat them as ties at the ends."
+        )
+    if f.get("n_unmeasured"):
+        lines.append(f"- {_n(f['n_unmeasured'])} items have no z (no usable response).")
+    lines.append(
+        "- **Simulated data is excluded.** Items or responses from the offline simulation "
+        "backend are never published (`curate publish` refuses a build holding one); this "
+        f"build's responses hold {_n(f.get('n_simulated_cells'))} simulated cells."
+    )
+    offered, accepted = f.get("n_offered"), f.get("n_accepted")
+    decisions = f.get("n_decisions")
+    lines.append(
+        f"- **Review coverage.** {_n(offered)} reviewed additions were offered to this build, "
+        f"{_n(accepted)} accepted into `filled`"
+        + (f", from {_n(decisions)} logged review decisions" if decisions is not None else "")
+        + ". The original items were not re-reviewed: their labels are the source's."
+    )
+    lines.append(
+        "- **Responses are single-protocol.** z reflects the prompt and grading protocol "
+        "listed under Provenance; another protocol can move items."
+    )
+    lines.append("")
+    return lines
+
+
+def citation_section(ctx: CardContext) -> list[str]:
+    """BibTeX of the source benchmark (from params) and of the method."""
+    lines = ["## Citation", ""]
+    if ctx.citation:
+        lines += [
+            "The source benchmark:",
+            "",
+            "```bibtex",
+            ctx.citation.strip(),
+            "```",
+            "",
+        ]
+    else:
+        lines += [
+            "The source benchmark's citation is not configured "
+            f"(`benchmarks.{ctx.benchmark}.citation` in params.yaml).",
+            "",
+        ]
+    lines += ["The difficulty measure, gaps and BenchFill:", "", "```bibtex", METHOD_BIBTEX,
+              "```", ""]  # fmt: skip
+    return lines
 
 
 def finalize_card(text: str, *, version: str, previous: str | None) -> str:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
 
 from curation.publish.hub import publish, resolve_dataset_dir
 
@@ -43,18 +46,36 @@ def run_publish_command(args: argparse.Namespace) -> int:
         token_env=args.token_env,
     )
     print(result.summary(), flush=True)
+    named = card_repo_id(dataset_dir)
+    if named != args.repo_id:
+        print(
+            f"warning: the card's loading example names {named or 'no repository'}, not "
+            f"{args.repo_id}; set `build.repo_id: {args.repo_id}` in params.yaml (or keep the "
+            "releases/ record this publish writes) and rebuild with `dvc repro`",
+            file=sys.stderr,
+            flush=True,
+        )
     if not args.dry_run:
-        print(_record(dataset_dir, args.releases, date=None), flush=True)
+        print(_record(dataset_dir, args.releases, date=None, repo_id=args.repo_id), flush=True)
     return 0
 
 
-def _record(dataset_dir, releases: str, *, date: str | None) -> str:
+def card_repo_id(dataset_dir: str | Path) -> str | None:
+    """The repository the built card's ``load_dataset(...)`` example names."""
+    card = Path(dataset_dir) / "README.md"
+    if not card.is_file():
+        return None
+    found = re.search(r'load_dataset\("([^"]+)"', card.read_text(encoding="utf-8"))
+    return found.group(1) if found else None
+
+
+def _record(dataset_dir, releases: str, *, date: str | None, repo_id: str | None = None) -> str:
     import datetime
 
     from curation.publish._version import record_release
 
     when = date or datetime.datetime.now(datetime.UTC).date().isoformat()
-    out = record_release(dataset_dir, releases, date=when)
+    out = record_release(dataset_dir, releases, date=when, repo_id=repo_id)
     return (
         f"recorded the release in {out} (commit it: `version: auto` bumps from it in every clone)"
     )

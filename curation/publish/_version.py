@@ -286,8 +286,11 @@ RELEASE_CANDIDATE = "release.json"
 """In a built folder: the record `curate release` / `curate publish` commits to releases/."""
 
 
-def record_release(dataset_dir: str | Path, releases_dir: str | Path, *, date: str) -> Path:
-    """Copy a build's release candidate to ``releases/<benchmark>.json`` with ``date``."""
+def record_release(
+    dataset_dir: str | Path, releases_dir: str | Path, *, date: str, repo_id: str | None = None
+) -> Path:
+    """Copy a build's release candidate to ``releases/<benchmark>.json`` with ``date``
+    (and the Hub ``repo_id`` it was published to: later builds name it in the card)."""
     from curation.errors import InputError
     from curation.io.atomic import write_json
 
@@ -296,6 +299,8 @@ def record_release(dataset_dir: str | Path, releases_dir: str | Path, *, date: s
         raise InputError("missing: not a build folder (rebuild with `dvc repro`)", file=str(src))
     obj = json.loads(src.read_text(encoding="utf-8"))
     obj["date"] = date
+    if repo_id:
+        obj["repo_id"] = repo_id
     out = Path(releases_dir) / f"{obj['benchmark']}.json"
     write_json(out, obj)
     return out

@@ -13,7 +13,6 @@ The token is read from the environment variable ``token_env`` and never printed.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import sys
@@ -26,6 +25,7 @@ import polars as pl
 from curation.errors import CurationError
 from curation.publish._checks import PublishRefused, check_publishable
 from curation.publish._layout import MANIFEST, upload_files
+from curation.publish._verify import read_manifest, verify_build
 from curation.publish._version import SemVer
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -127,7 +127,7 @@ def check_dataset_dir(dataset_dir: str | Path, *, version: str) -> list[LocalFil
     manifest_path = root / MANIFEST
     if not manifest_path.is_file() or not (root / "README.md").is_file():
         raise CurationError(f"{root}: not a built dataset (no {MANIFEST} or README.md)")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest = read_manifest(root)
     if manifest.get("version") != version:
         raise PublishRefused(
             f"refusing to publish: {root} was built as version {manifest.get('version')!r}, "
@@ -146,6 +146,11 @@ def check_dataset_dir(dataset_dir: str | Path, *, version: str) -> list[LocalFil
         raise PublishRefused(
             f"refusing to publish: {root} changed since it was built ({what}); rebuild it"
         )
+    # the manifest sits beside the files: the check that counts is against a record
+    # kept outside dist/ (the build metrics in git, or dvc.lock), disk/ copies included
+    verify_build(
+        root, benchmark=str(manifest.get("benchmark") or root.parent.name), version=version
+    )
     return local
 
 

@@ -50,6 +50,8 @@ class CheckReport:
     warnings: list[str] = field(default_factory=list)
     offending_models: list[str] = field(default_factory=list)
     offending_items: list[str] = field(default_factory=list)
+    missing_by_model: dict[str, int] = field(default_factory=dict)
+    """Models (rows of a wide matrix) with missing cells -> how many, most first."""
 
     def metrics(self, *, list_limit: int = 10) -> dict[str, Any]:
         """The figures for ``metrics/check/<benchmark>.json`` (DVC metrics)."""
@@ -198,6 +200,17 @@ def check_matrix(
             f"{limits['per_item_reversal_factor']}x as often as the benchmark overall "
             f"({item_rev:.3f}), e.g. {', '.join(offending_items[:5])}"
         )
+    missing = (~present).sum(axis=1)
+    missing_by_model = {
+        m.models[j]: int(missing[j]) for j in np.argsort(-missing, kind="stable") if missing[j]
+    }
+    if missing_by_model:
+        first = ", ".join(f"{k} ({v})" for k, v in list(missing_by_model.items())[:5])
+        warnings.append(
+            f"{int(missing.sum())} of {missing.size} cells are missing (kept as missing, "
+            f"never imputed) in {len(missing_by_model)} models: {first}"
+            + (" …" if len(missing_by_model) > 5 else "")
+        )
     return CheckReport(
         benchmark=benchmark,
         n_models=n_models,
@@ -217,4 +230,5 @@ def check_matrix(
         warnings=warnings,
         offending_models=offending_models,
         offending_items=offending_items,
+        missing_by_model=missing_by_model,
     )

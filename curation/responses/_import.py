@@ -38,13 +38,25 @@ def _reject(mask: pl.Series, *, file: str, field: str, message: Callable[[int], 
         raise InputError(message(row - 1), file=file, record=f"row {row}", field=field)
 
 
-def _numbers(col: pl.Series, *, file: str, field: str, row_offset: int = 0) -> pl.Series:
-    """Parse a text/number column as floats; empty text is missing, anything else is an error."""
+def _numbers(
+    col: pl.Series,
+    *,
+    file: str,
+    field: str,
+    row_offset: int = 0,
+    nan_rows: list[tuple[int, str]] | None = None,
+) -> pl.Series:
+    """Parse a text/number column as floats; empty text is missing, anything else is an error.
+
+    ``NaN`` text (and NaN numbers) are missing too, never silently: their (row, field) are
+    added to ``nan_rows`` for the caller to report.
+    """
     if col.dtype == pl.String:
         stripped = col.str.strip_chars()
         stripped = pl.Series(col.name, stripped).set(stripped == "", None)
         parsed = stripped.cast(pl.Float64, strict=False)
         bad = parsed.is_null() & stripped.is_not_null()
+        bad = bad | parsed.is_infinite().fill_null(False)
     else:
         try:
             parsed = col.cast(pl.Float64, strict=True)
@@ -59,18 +71,38 @@ def _numbers(col: pl.Series, *, file: str, field: str, row_offset: int = 0) -> p
             record=f"row {row + row_offset}",
             field=field,
         )
+    if col.dtype != pl.String:
+        inf = parsed.is_infinite().fill_null(False)
+        if inf.any():
+            row = _row_of(inf)
+            raise InputError(
+                f"value {col[row - 1]!r} is not a finite number",
+                file=file,
+                record=f"row {row + row_offset}",
+                field=field,
+            )
     nan = parsed.is_nan().fill_null(False)
+    if nan_rows is not None and nan.any():
+        nan_rows.extend((int(i) + 1 + row_offset, field) for i in nan.arg_true())
     return parsed.set(nan, None)
 
 
-def _wide_to_long(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.DataFrame:
+def _require_model_column(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> None:
+    """Checked before the item columns: else the model column reads as an unknown item."""
     if spec.model_column not in df.columns:
         raise InputError(
             f"no model column {spec.model_column!r} (columns start "
             f"{df.columns[:3]}); set responses.model_column",
             file=file,
+            record="header",
             field=spec.model_column,
         )
+
+
+def _wide_to_long(
+    df: pl.DataFrame, spec: ResponsesSpec, *, file: str, notes: list[str]
+) -> pl.DataFrame:
+    _require_model_column(df, spec, file=file)
     models = df.get_column(spec.model_column).cast(pl.String)
     if models.is_null().any() or (models.str.strip_chars() == "").any():
         row = _row_of(models.is_null() | (models.str.strip_chars() == "").fill_null(True))
@@ -89,7 +121,10 @@ def _wide_to_long(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Dat
     item_cols = [c for c in df.columns if c != spec.model_column]
     if not item_cols:
         raise InputError("no item columns", file=file)
-    parsed = {c: _numbers(df.get_column(c), file=file, field=c) for c in item_cols}
+    nan_rows: list[tuple[int, str]] = []
+    parsed = {
+        c: _numbers(df.get_column(c), file=file, field=c, nan_rows=nan_rows) for c in item_cols
+    }
     for c, values in parsed.items():
         out_of_range = ((values < 0) | (values > 1)).fill_null(False)
         if out_of_range.any():
@@ -110,6 +145,19 @@ def _wide_to_long(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Dat
                 record=f"row {row}",
                 field=c,
             )
+    _note_nan(nan_rows, notes)
+    empty = pl.DataFrame(parsed).select(pl.sum_horizontal(pl.all().is_null())).to_series()
+    if empty.sum():
+        rows = [
+            f"row {i + 1} ({models[i]}: {int(empty[i])})"
+            for i in (empty > 0).arg_true().to_list()[:5]
+        ]
+        notes.append(
+            f"{int(empty.sum())} of {df.height * len(item_cols)} cells are missing "
+            f"(empty or NaN) in "
+            f"{int((empty > 0).sum())} rows, kept as missing (not imputed): {', '.join(rows)}"
+            + (" …" if int((empty > 0).sum()) > 5 else "")
+        )
     wide = pl.DataFrame({"model": models, **parsed})
     long = wide.unpivot(index="model", variable_name="item", value_name="rate").drop_nulls("rate")
     return long.select(
@@ -120,7 +168,18 @@ def _wide_to_long(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Dat
     )
 
 
-def _long_to_cells(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.DataFrame:
+def _note_nan(nan_rows: list[tuple[int, str]], notes: list[str]) -> None:
+    if nan_rows:
+        row, field = nan_rows[0]
+        notes.append(
+            f"{len(nan_rows)} cells read NaN, kept as missing (not imputed); "
+            f"first: row {row}, field '{field}'"
+        )
+
+
+def _long_to_cells(
+    df: pl.DataFrame, spec: ResponsesSpec, *, file: str, notes: list[str]
+) -> pl.DataFrame:
     names = {
         "model": "model",
         "item": "item",
@@ -205,9 +264,33 @@ def _long_to_cells(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> pl.Da
     cells = pl.DataFrame(
         {**cols, "n_trials": n_trials.cast(pl.Int64), "n_correct": n_correct.cast(pl.Int64)}
     )
+    per_sample = names["n_correct"] not in df.columns
+    repeated = cells.select(pl.struct("model", "item").is_duplicated()).to_series()
+    if repeated.any() and not per_sample:
+        if spec.aggregate != "sum":
+            _duplicate_rows(cells, file=file, field=names["item"])
+        notes.append(
+            f"{int(repeated.sum())} rows share a (model, item) cell with another row; "
+            "summed into one cell each (responses.aggregate: sum)"
+        )
     return cells.group_by("model", "item", maintain_order=True).agg(
         pl.col("n_trials").sum(), pl.col("n_correct").sum()
     )
+
+
+def _duplicate_rows(cells: pl.DataFrame, *, file: str, field: str) -> None:
+    """The first row repeating an earlier row's (model, item) cell, naming both rows."""
+    first_of: dict[tuple[str, str], int] = {}
+    for i, key in enumerate(zip(cells["model"], cells["item"], strict=True)):
+        if key in first_of:
+            raise InputError(
+                f"repeats the cell of row {first_of[key] + 1} (model {key[0]!r}, item "
+                f"{key[1]!r}); remove one, or set responses.aggregate: sum to add them up",
+                file=file,
+                record=f"row {i + 1}",
+                field=field,
+            )
+        first_of[key] = i
 
 
 def _check_items(
@@ -246,8 +329,14 @@ def import_responses(
     known_items: Collection[str],
     items_file: str,
     params_file: str = "params.yaml",
+    notes: list[str] | None = None,
 ) -> pl.DataFrame:
-    """Read a benchmark's response matrix into the validated long response table."""
+    """Read a benchmark's response matrix into the validated long response table.
+
+    What the import kept as missing or added up (empty or NaN cells, ``aggregate: sum``)
+    is appended to ``notes``, one line each, for the caller to print.
+    """
+    notes = [] if notes is None else notes
     rs = spec.responses
     if rs is None:
         raise InputError(
@@ -264,11 +353,12 @@ def import_responses(
     if df.height == 0:
         raise InputError("file is empty: no records", file=file)
     if rs.layout == "wide":
+        _require_model_column(df, rs, file=file)
         item_cols = pl.Series([c for c in df.columns if c != rs.model_column], dtype=pl.String)
         _check_items(
             item_cols, known_items, file=file, items_file=items_file, layout="wide", field=""
         )
-        cells = _wide_to_long(df, rs, file=file)
+        cells = _wide_to_long(df, rs, file=file, notes=notes)
     else:
         item_col = rs.columns.get("item", "item")
         if item_col in df.columns:
@@ -280,7 +370,7 @@ def import_responses(
                 layout="long",
                 field=item_col,
             )
-        cells = _long_to_cells(df, rs, file=file)
+        cells = _long_to_cells(df, rs, file=file, notes=notes)
     protocol: dict[str, Any] = {k: rs.protocol.get(k) for k in PROTOCOL_FIELDS}
     table = cells.with_columns(
         pl.lit(spec.name).alias("benchmark"),

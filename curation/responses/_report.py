@@ -63,6 +63,18 @@ def render_check_markdown(report: CheckReport, *, list_limit: int = 10) -> str:
         align="ll",
         compact=True,
     )
+    gaps = list(report.missing_by_model.items())
+    lines += ["", heading(2, f"Models with missing cells ({len(gaps)})"), ""]
+    lines += (
+        table(
+            ("model", "missing cells"),
+            [(model, str(n)) for model, n in gaps[:list_limit]],
+            align="ll",
+            compact=True,
+        )
+        if gaps
+        else ["None."]
+    )
     for title, ids in (
         ("All-solved items", report.all_solved),
         ("None-solved items", report.none_solved),

@@ -82,7 +82,7 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
         panel,
         [_child("on"), _child("off")],
         target_z=z_star,
-        tolerance=0.02,
+        tolerance=0.05,  # on target needs its 90% interval inside: reachable before 32
         rule=rule,
         stop_on_target=False,
     )
@@ -99,7 +99,7 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
         _panel(tmp_path / "fixed", ControlledPanel(difficulty)),
         [_child("on"), _child("off")],
         target_z=z_star,
-        tolerance=0.02,
+        tolerance=0.05,
         rule=AdaptiveRule(enabled=False, max_trials=32),
         stop_on_target=False,
     )

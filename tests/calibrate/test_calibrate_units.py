@@ -23,14 +23,18 @@ def test_decide_rule():
     kw = dict(target_z=0.5, tolerance=0.01, rule=rule, bound=None)
     assert decide(z=0.8, se_z=0.1, lo=0.6, hi=1.0, trials_per_model=2, **kw) == "off-target"
     assert decide(z=0.55, se_z=0.05, lo=0.45, hi=0.65, trials_per_model=2, **kw) is None
-    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=8, **kw) == "accepted"
+    # inside the tolerance, but SE(z) 0.02 > tolerance/2: not on target yet, keep going
+    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=8, **kw) is None
+    assert decide(z=0.505, se_z=0.005, lo=0.49, hi=0.52, trials_per_model=8, **kw) == "accepted"
+    assert decide(z=0.505, se_z=0.02, lo=0.46, hi=0.55, trials_per_model=32, **kw) == "budget"
     assert decide(z=0.52, se_z=0.02, lo=0.48, hi=0.56, trials_per_model=8, **kw) == "measured"
     assert decide(z=0.52, se_z=0.05, lo=0.42, hi=0.62, trials_per_model=32, **kw) == "budget"
     bounded = {**kw, "bound": "all-solved"}
     assert decide(z=0.5, se_z=0.01, lo=0.0, hi=0.6, trials_per_model=8, **bounded) is None
     fixed = {**kw, "rule": AdaptiveRule(enabled=False, max_trials=32)}
     assert decide(z=0.9, se_z=0.01, lo=0.88, hi=0.92, trials_per_model=8, **fixed) is None
-    assert decide(z=0.505, se_z=0.01, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "accepted"
+    assert decide(z=0.505, se_z=0.01, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "budget"
+    assert decide(z=0.505, se_z=0.004, lo=0.4, hi=0.6, trials_per_model=32, **fixed) == "accepted"
 
 
 def test_calibration_settings_are_the_calibration_keys_of_fill():

@@ -92,7 +92,13 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
             assert set(panel) == {"weak", "mid", "strong", "top"}
             assert sum(n for _, n in panel.values()) == row["n_trials"]
             assert sum(k for k, _ in panel.values()) == row["n_correct"]
-            assert row["n_trials"] == lineage["cost"]["panel_trials"] > 0
+            # an inserted child's counts are its confirmation's (fresh trials); the
+            # search's are kept in the lineage, and the cost is both
+            searched = (lineage.get("selection") or {}).get("n_trials", 0)
+            assert row["n_trials"] + searched == lineage["cost"]["panel_trials"] > 0
+            if row["status"] == "inserted":
+                assert lineage["confirmation"]["cost"]["panel_trials"] == row["n_trials"] > 0
+                assert lineage["confirmation"]["first_sample"] >= lineage["trials_per_model"]
             assert row["calibration"] == f"data/calibration/{BENCH}.json"
             assert 0 <= row["z_low"] <= row["z"] <= row["z_high"] <= 1
             child = row["question"].split("]")[0].removeprefix("[child ")
@@ -101,9 +107,22 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
             assert abs(row["z"] - true_z(child)) < 4 * se_z + 0.02, (row, true_z(child))
     inserted = bf.filter(pl.col("status") == "inserted")
     assert inserted.height == 1 and inserted["selected"].to_list() == [True]
-    calibrated = bf.filter(pl.col("z").is_not_null())
-    best = min(calibrated.iter_rows(named=True), key=lambda r: (abs(r["z"] - 0.45), r["se"]))
-    assert inserted["candidate"][0] == best["candidate"]
+    # chosen by the estimate it had in the search: the smallest expected squared
+    # deviation (z - z*)^2 + SE(z)^2, children on target first
+    rows = []
+    for r in bf.filter(pl.col("z").is_not_null()).iter_rows(named=True):
+        lin = json.loads(r["lineage"])
+        sel = lin.get("selection") or {
+            "z": r["z"],
+            "se_z": lin["se_z"],
+            "decision": lin["decision"],
+        }
+        rows.append((r["candidate"], sel["z"], sel["se_z"], sel["decision"]))
+    pool = [x for x in rows if x[3] == "accepted"] or [
+        x for x in rows if x[3] in ("accepted", "measured", "budget")
+    ]
+    best = min(pool, key=lambda x: ((x[1] - 0.45) ** 2 + x[2] ** 2, x[0]))
+    assert inserted["candidate"][0] == best[0]
 
     metrics = json.loads((tmp_path / "metrics/fill" / f"{BENCH}.json").read_text())
     m = metrics["methods"]["benchfill"]
@@ -112,7 +131,8 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
     n_invalid, n_dup = (int((bf["status"] == s).sum()) for s in ("invalid", "duplicate"))
     assert m["failure_reasons"]["unparseable rewrite: no JSON object in the output"] == n_invalid
     assert m["failure_reasons"]["same question"] == n_dup
-    assert m["panel_trials"] == int(bf["n_trials"].sum())
+    searched = sum((json.loads(x).get("selection") or {}).get("n_trials", 0) for x in bf["lineage"])
+    assert m["panel_trials"] == int(bf["n_trials"].sum()) + searched
     assert m["tokens"]["total"] > 0
     assert metrics["run"]["requests"] == 12 + m["panel_trials"]
     oracle = cands.filter(pl.col("method") == "oracle")

@@ -237,3 +237,28 @@ def test_settings_defaults_and_errors():
     ]:
         with pytest.raises(ConfigError, match=where.replace("[", r"\[").replace("]", r"\]")):
             fill_settings({"fill": bad})
+
+
+def test_rewriter_skill_presets_confirmation_and_world_settings():
+    none = fill_settings({"fill": {"simulation": {"skill": "none"}}})
+    assert (none.simulation.eta, none.simulation.sigma, none.simulation.skill) == (0.0, 1.0, "none")
+    good = fill_settings({"fill": {"simulation": {"skill": "good"}}}).simulation
+    assert (good.eta, good.sigma) == (0.7, 0.25)
+    d = fill_settings({})
+    assert d.confirm_trials == 16 and d.world.interaction_sd > 0 and d.world.a_sd > 0
+    assert fill_settings({"fill": {"confirm_trials": 0}}).confirm_trials == 0
+    w = fill_settings({"fill": {"world": {"theta_sd": 0, "a_sd": 0}}}).world
+    assert (w.theta_sd, w.a_sd, w.b_sd) == (0.0, 0.0, d.world.b_sd)
+    # the fingerprint (resume journal) sees the world and the confirmation
+    assert fill_settings({"fill": {"world": {"b_sd": 0.3}}}).fingerprint_dict() != (
+        d.fingerprint_dict()
+    )
+    for bad, where in [
+        ({"simulation": {"skill": "expert"}}, "fill.simulation.skill"),
+        ({"simulation": {"skill": "good", "eta": 0.5}}, "fill.simulation"),
+        ({"world": {"a_sd": -1}}, "fill.world"),
+        ({"world": {"tilt": 1}}, "fill.world"),
+        ({"confirm_trials": -1}, "fill.confirm_trials"),
+    ]:
+        with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
+            fill_settings({"fill": bad})

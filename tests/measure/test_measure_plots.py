@@ -39,7 +39,7 @@ def test_plot_ecdf(tmp_path: Path, target) -> None:
     out = tmp_path / "sub" / "ecdf.png"
     plot_ecdf(Z, out, target=target, name="bench")
     assert _is_png(out)
-    assert [p.name for p in out.parent.iterdir()] == ["ecdf.png"]  # no temp file left
+    assert sorted(p.name for p in out.parent.iterdir()) == ["ecdf.png", "ecdf.svg"]  # no temp left
 
 
 def test_plot_gap_strip_and_power(tmp_path: Path) -> None:

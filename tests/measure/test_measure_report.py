@@ -66,8 +66,8 @@ def test_metrics_are_json_ready(measures) -> None:
     json.dumps(metrics, allow_nan=False)
     assert metrics["flags"] == {"ddm": True, "max_gap": True, "top_5_sum": True, "any": True}
     assert set(metrics["ddm"]) == {"uniform", "beta_2_5"}
-    assert metrics["top_pairs_certified"] == 1 and metrics["posterior"]["n_draws"] == 100
-    assert "posterior" not in spread.to_metrics()
+    assert metrics["top_pairs_certified"] == 1 and metrics["intervals"]["n_draws"] == 100
+    assert "intervals" not in spread.to_metrics()
 
 
 def test_markdown_report(measures) -> None:
@@ -105,3 +105,32 @@ def test_report_needs_a_benchmark() -> None:
 def test_draws_must_match_items() -> None:
     with pytest.raises(ValueError, match="z_draws"):
         measure_benchmark(SPREAD, z_draws=np.full((3, 5), 0.5))
+
+
+def test_report_states_resolution_clipping_and_interval_method() -> None:
+    """Clipped share, unresolved gaps and the fix are stated; every bracket holds its point."""
+    import re
+
+    from curation.measure import Panel, Resolution, summarize_bootstrap
+
+    z = np.concatenate([np.zeros(60), np.round(np.arange(0.1, 1.0, 0.12), 6)])
+    panel = Panel(-2.5, 1.5, weakest="tiny-model", strongest="big-model", n_models=9)
+    res = Resolution.from_steps(
+        z, np.clip(z - 0.12, 0, 1), np.clip(z + 0.12, 0, 1), panel=panel, trials_per_cell=1
+    )
+    noise = np.random.default_rng(0).normal(0, 0.01, (40, z.size))
+    z_true = np.clip(z + noise, 0, 1)
+    intervals = summarize_bootstrap(z, z_true, np.clip(z_true + noise[::-1], 0, 1))
+    m = measure_benchmark(z, name="clippy", resolution=res, intervals=intervals)
+    md = render_gaps_report([m])
+    assert "## Resolution and anchoring" in md and "## Estimates with intervals" in md
+    assert "88% of items (60 of 68) sit below the panel's weakest model (tiny-model" in md
+    assert "none of the 5 largest gaps is wider than one score step" in md
+    assert "cannot resolve gaps at the 0.10 flag threshold" in md
+    assert "more trials per item" in md and "parametric bootstrap" in md
+    for point, low, high in re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]", md):
+        assert float(low) <= float(point) <= float(high)
+    metrics = m.to_metrics()
+    assert metrics["resolution"]["n_clipped_low"] == 60
+    assert metrics["intervals"]["method"] == "bootstrap"
+    assert not m.flags.max_gap  # every gap is one score step

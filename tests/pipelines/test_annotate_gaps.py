@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -84,15 +85,49 @@ def test_gaps_metrics_match_the_measure_library(ran):
     metrics = json.loads((root / "metrics" / "gaps.json").read_text())["sim"]
     assert metrics["ddm"]["uniform"] == pytest.approx(ddm(z), abs=1e-12)
     assert metrics["max_gap"] == pytest.approx(max_gap(z), abs=1e-12)
-    assert metrics["posterior"]["n_draws"] == 200
+    iv = metrics["intervals"]
+    assert iv["method"] == "bootstrap" and iv["n_draws"] == 200
+    for name in ("ddm", "max_gap", "top_3_sum", "top_5_sum"):
+        assert iv[name]["low"] <= iv[name]["estimate"] <= iv[name]["high"], name
+    # The gap metrics' lattice bias is removed: estimates below the plug-in values.
+    assert iv["max_gap"]["estimate"] <= metrics["max_gap"] + 1e-12
+    assert iv["top_5_sum"]["estimate"] <= metrics["top_5_sum"] + 1e-12
+    res = metrics["resolution"]
+    assert res["n_levels"] == len(np.unique(np.round(z, 9)))
+    assert res["n_clipped_low"] == int(np.sum(z == 0)) and res["panel"]["span"] > 0
     report = (root / "reports" / "gaps.md").read_text()
     assert "sim" in report and "Rank certificates" in report
-    assert "Laplace draws" in report, "MAP intervals are not called posterior intervals"
+    assert "parametric bootstrap" in report and "## Resolution and anchoring" in report
+    # No point outside its own interval anywhere in the report ("x [low, high]").
+    brackets = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]", report)
+    assert len(brackets) >= 4
+    assert all(float(lo) <= float(x) <= float(hi) for x, lo, hi in brackets)
     html = (root / "reports" / "gaps.html").read_text()
     assert "<script" not in html and "http" not in html.split("<body>")[1]
     assert (root / "plots" / "gaps" / "sim-ecdf.png").stat().st_size > 5000
     grid = pl.read_csv(root / "plots" / "gaps-data" / "ecdf.csv")
     assert grid.columns == ["z", "uniform", "sim"] and grid["sim"].is_sorted()
+
+
+def test_gaps_with_laplace_draws_says_so(ran, tmp_path, monkeypatch):
+    """``gaps.intervals.method: draws`` uses the annotate stage's Laplace draws, labelled."""
+    import shutil
+
+    root, _ = ran
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    monkeypatch.chdir(copy)
+    params = (
+        (copy / "params.yaml")
+        .read_text()
+        .replace("gaps:\n", "gaps:\n  intervals: {method: draws}\n")
+    )
+    (copy / "params.yaml").write_text(params)
+    assert run_stage(["gaps"]) == 0
+    metrics = json.loads((copy / "metrics" / "gaps.json").read_text())["sim"]
+    assert metrics["intervals"]["method"] == "laplace"
+    report = (copy / "reports" / "gaps.md").read_text()
+    assert "Laplace draws" in report, "MAP intervals are not called posterior intervals"
 
 
 def test_progress_test_detects_a_clearly_better_model(ran, capsys):
@@ -158,3 +193,16 @@ def test_power_command_prints_both_curves_and_a_plot(ran, capsys):
     out = capsys.readouterr().out
     assert "(blind)" in out and "(touches items)" in out
     assert (root / "plots" / "power" / "sim.png").is_file()
+
+
+def test_summary_shows_intervals_resolution_and_anchoring(ran, capsys):
+    root, _ = ran
+    assert main(["summary"]) == 0
+    out = capsys.readouterr().out
+    metrics = json.loads((root / "metrics" / "gaps.json").read_text())["sim"]
+    res, iv = metrics["resolution"], metrics["intervals"]["max_gap"]
+    assert "Resolution and anchoring" in out and "z levels" in out and "panel θ span" in out
+    block = out.split("Resolution and anchoring", 1)[1]
+    row = next(line for line in block.splitlines() if line.startswith("sim "))
+    assert f" {res['n_levels']} " in row and f"{res['n_clipped_low']} (" in row
+    assert f"{iv['estimate']:.3f} [{iv['low']:.3f}, {iv['high']:.3f}]" in out

@@ -99,6 +99,7 @@ def test_card_metadata_figures_and_sections(project: Path):
         assert needle in card, needle
     for fig in ("difficulty_histogram", "difficulty_ecdf", "ddm_gaps"):
         assert (out / f"figures/{fig}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (out / f"figures/{fig}.svg").read_text(encoding="utf-8").startswith("<?xml")
     metrics = json.loads((project / "metrics/build/toy.json").read_text())
     assert metrics["version"] == "1.0.0" and metrics["publishable"] is True
     assert (

@@ -133,7 +133,7 @@ def test_dry_run_lists_files_without_network_or_token(project: Path, hub: FakeHu
     run_subsets_and_build(project)
     proc = _publish(hub, project, "1.0.0", "--dry-run", token=None)
     assert proc.returncode == 0, proc.stderr
-    assert "dry run: would upload 8 file(s)" in proc.stdout
+    assert "dry run: would upload 11 file(s)" in proc.stdout
     assert "data/original/test-00000-of-00001.parquet" in proc.stdout
     assert hub.requests == []
 

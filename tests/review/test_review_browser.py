@@ -7,12 +7,11 @@ Skipped, with the reason shown, only when no Chromium binary is found.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM_ARGS, SKIP_REASON, find_chromium, open_page, set_reviewer
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from review_fixtures import XSS_ANSWER, XSS_QUESTION
 
@@ -20,34 +19,8 @@ from curation.review import ReviewServer, export
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "review-screenshot.png"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium() -> str | None:
-    env = os.environ.get("BENCHCURATE_CHROMIUM")
-    if env:
-        return env if Path(env).is_file() else None
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
-
-
-CHROMIUM = _chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium binary (looked at $BENCHCURATE_CHROMIUM, chromium, chromium-browser, "
-    "/usr/bin/chromium): install it with `apt-get install chromium` to run the browser tests",
-)
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)
 
 
 @pytest.fixture(scope="module")
@@ -58,42 +31,18 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-def _open_page(browser: Browser, server: ReviewServer) -> tuple[Page, list[str]]:
-    context = browser.new_context(viewport={"width": 1360, "height": 1000})
-    pg = context.new_page()
-    pg.set_default_timeout(10_000)
-    outside: list[str] = []
-
-    def only_local(route):  # nothing may come from a CDN: the page works with no network
-        if route.request.url.startswith(server.url):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    pg.route("**/*", only_local)
-    return pg, outside
-
-
 @pytest.fixture
 def page(browser: Browser, server: ReviewServer) -> Iterator[Page]:
-    pg, outside = _open_page(browser, server)
+    pg, outside = open_page(browser, server)
     yield pg
     pg.context.close()
     assert outside == [], f"the page tried to load {outside}"
 
 
-def _set_reviewer(page: Page, name: str) -> None:
-    page.fill("#reviewer-name", name)
-    page.click("#reviewer-set")
-    expect(page.locator(".flash-ok")).to_contain_text(f"reviewing as {name}")
-    page.wait_for_load_state("load")  # the deferred scripts (htmx, keys) are in place
-
-
 def test_accept_reject_edit_in_the_browser_and_export(page, server, store, config, params):
     page.goto(server.url + "/")
     expect(page.locator("table.queue tbody tr")).to_have_count(6)
-    _set_reviewer(page, "alice")
+    set_reviewer(page, "alice")
 
     # filters (htmx swaps the table in place)
     page.select_option("#f-status", "needs-calibration")
@@ -175,11 +124,11 @@ def test_hostile_item_text_renders_inert(page, server):
 
 
 def test_a_late_second_reviewer_sees_the_conflict(page, browser, server, store):
-    bob, outside = _open_page(browser, server)
+    bob, outside = open_page(browser, server)
     try:
         for pg, name in ((page, "alice"), (bob, "bob")):
             pg.goto(server.url + "/")
-            _set_reviewer(pg, name)
+            set_reviewer(pg, name)
             pg.goto(server.url + "/item/toy/c-rej")
         page.keyboard.press("r")
         expect(page.locator(".flash-ok")).to_contain_text("rejected on version 1")

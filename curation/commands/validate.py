@@ -1,0 +1,108 @@
+"""`curate validate` and `curate schema`: params.yaml against its JSON Schema, and its files.
+
+``curate validate`` is what a user runs after editing params.yaml, before ``dvc repro``:
+
+1. the whole file against ``schemas/params.schema.json`` (the model it is generated
+   from, :class:`curation.params_model.ParamsFile`), one message by key path with the
+   closest valid key for a typo;
+2. every file it names exists and parses: each benchmark's raw items are ingested and
+   its response matrix imported, in memory (nothing is written), so a bad row is found
+   here rather than half-way through the pipeline.
+
+``curate schema --write`` regenerates ``schemas/params.schema.json`` after a section
+gains a key; ``curate schema --check`` (and a test) fails when the committed copy is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from curation.errors import ConfigError
+from curation.params import benchmark_names, benchmark_spec, load_params, require_file
+from curation.params_model import params_json_schema, validate_params
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "params.schema.json"
+"""The committed schema (repository layout: schemas/ beside curation/)."""
+
+
+def schema_text() -> str:
+    """The generated schema, as committed (indented, keys sorted, final newline)."""
+    return json.dumps(params_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
+    """Ingest and import every benchmark in memory; one line per benchmark checked."""
+    from curation.items import ingest_benchmark
+    from curation.responses import import_responses
+
+    lines = []
+    for name in benchmark_names(params):
+        spec = benchmark_spec(params, name, params_file=params_file)
+        items = ingest_benchmark(spec, params_file=params_file)
+        line = f"{name}: {items.height} items"
+        notes: list[str] = []
+        if spec.responses is not None:
+            table = import_responses(
+                spec,
+                known_items=items["item"].to_list(),
+                items_file=str(spec.items.path),
+                params_file=params_file,
+                notes=notes,
+            )
+            line += f", {table.height} responses from {table['model'].n_unique()} models"
+        lines.append(line)
+        lines += [f"  warning: {note}" for note in notes]
+    collect = params.get("collect") or {}
+    difficulties = (collect.get("simulation") or {}).get("difficulties")
+    if difficulties:
+        require_file(
+            Path(difficulties), params_file=params_file, key="collect.simulation.difficulties"
+        )
+    return lines
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    params = load_params(args.params)
+    validate_params(params, params_file=args.params)
+    if not args.schema_only:
+        for line in check_files(params, params_file=args.params):
+            print(f"  {line}")
+    print(f"{args.params}: OK")
+    return 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    text = schema_text()
+    if args.write:
+        from curation.io.atomic import write_text
+
+        write_text(SCHEMA_FILE, text)
+        print(f"wrote {SCHEMA_FILE}")
+    elif args.check:
+        current = SCHEMA_FILE.read_text(encoding="utf-8") if SCHEMA_FILE.is_file() else ""
+        if current != text:
+            raise ConfigError(f"{SCHEMA_FILE}: stale; run `curate schema --write`")
+        print(f"{SCHEMA_FILE}: up to date")
+    else:
+        print(text, end="")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check params.yaml against its schema and every file it names (writes nothing)",
+    )
+    p.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
+    p.add_argument(
+        "--schema-only", action="store_true", help="only the schema check, not the files"
+    )
+    p.set_defaults(func=run_validate)
+    p = sub.add_parser("schema", help="print the JSON Schema of params.yaml (--write: update it)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="write schemas/params.schema.json")
+    mode.add_argument("--check", action="store_true", help="fail if the committed copy is stale")
+    p.set_defaults(func=run_schema)

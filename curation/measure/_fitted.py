@@ -1,0 +1,118 @@
+"""A stored fit, reloaded: the glue between the annotate outputs and the measures.
+
+The gaps stage and the dataset card both need more than the items' z: the responses
+(their design — which cells, how many trials), the calibration (abilities, scale, fit
+settings) and the items' b (and a). This module loads them into one checked record and
+derives what needs all three: the axis :class:`Resolution` and the bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from curation.irt import Calibration, parametric_bootstrap
+from curation.irt._data import Cells, encode
+from curation.irt._settings import Settings
+from curation.measure._bootstrap import summarize_bootstrap
+from curation.measure._posterior import MetricIntervals
+from curation.measure._resolution import Resolution, resolution_of_fit
+from curation.measure._targets import TargetLike
+
+_Z_TOL = 1e-6
+"""How closely a refit must reproduce the stored z (MAP fits are deterministic)."""
+
+
+@dataclass(frozen=True)
+class FittedBenchmark:
+    """Encoded responses, the calibration and the items' estimates, in ``cells.items`` order."""
+
+    cells: Cells
+    calibration: Calibration
+    items: tuple[str, ...]
+    b: np.ndarray
+    a: np.ndarray | None
+    z: np.ndarray
+
+    @classmethod
+    def load(
+        cls, responses: pl.DataFrame, calibration: Calibration, difficulty: pl.DataFrame
+    ) -> FittedBenchmark:
+        """Align the difficulty table (item, b, a, z) with the encoded responses.
+
+        Raises ValueError if they name different items: the card or report would
+        otherwise describe a different benchmark than the one measured.
+        """
+        cells = encode(responses)
+        index = {item: i for i, item in enumerate(difficulty["item"].to_list())}
+        if set(index) != set(cells.items):
+            missing = sorted(set(cells.items) ^ set(index))[:5]
+            raise ValueError(
+                f"difficulty table and responses name different items (e.g. {missing}); "
+                "re-run annotate"
+            )
+        order = np.array([index[i] for i in cells.items], dtype=np.int64)
+        a_col = difficulty["a"] if "a" in difficulty.columns else None
+        a = None
+        if calibration.model == "2pl" and a_col is not None and a_col.null_count() == 0:
+            a = a_col.to_numpy()[order]
+        return cls(
+            cells=cells,
+            calibration=calibration,
+            items=cells.items,
+            b=difficulty["b"].to_numpy()[order].astype(np.float64),
+            a=a,
+            z=difficulty["z"].to_numpy()[order].astype(np.float64),
+        )
+
+    @property
+    def settings(self) -> Settings:
+        """The fit settings stored with the calibration (priors, solver)."""
+        names = {f.name for f in dataclasses.fields(Settings)}
+        stored = {k: v for k, v in self.calibration.settings.items() if k in names}
+        return Settings.from_kwargs(**stored)
+
+    @property
+    def method(self) -> str:
+        return str(self.calibration.settings.get("method", "map"))
+
+    def resolution(self) -> Resolution:
+        return resolution_of_fit(self.cells, self.calibration, self.b, self.a)
+
+    def bootstrap(
+        self,
+        *,
+        target: TargetLike = "uniform",
+        level: float = 0.9,
+        replicates: int = 200,
+        seed: int = 0,
+    ) -> tuple[MetricIntervals, np.ndarray]:
+        """Bootstrap intervals of the metrics, and the z they are about (``items`` order).
+
+        Only for MAP fits: the bootstrap refits by MAP, so its point must be the MAP z.
+        The refit must reproduce the stored z, or the stored fit came from other
+        settings or data and the intervals would describe something else.
+        """
+        if self.method != "map":
+            raise ValueError(
+                f"the parametric bootstrap repeats a MAP fit; this calibration used {self.method}"
+            )
+        reps = parametric_bootstrap(
+            self.cells,
+            model=self.calibration.model,
+            settings=self.settings,
+            scale=self.calibration.scale["method"],
+            replicates=replicates,
+            seed=seed,
+        )
+        worst = float(np.max(np.abs(reps.z_hat - self.z)))
+        if worst > _Z_TOL:
+            raise ValueError(
+                f"refitting the responses gives z up to {worst:.2g} away from the stored "
+                "difficulties; re-run annotate"
+            )
+        out = summarize_bootstrap(reps.z_hat, reps.z_true, reps.z_refit, target=target, level=level)
+        return out, reps.z_hat

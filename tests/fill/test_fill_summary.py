@@ -1,0 +1,50 @@
+"""`curate summary`'s gap-filling table says which z each figure is on."""
+
+from __future__ import annotations
+
+import json
+
+from curation.paths import fill_metrics_path
+from curation.summary import fill_table
+
+
+def _method(red: float, true_red: float | None, dev: float, true_dev: float | None) -> dict:
+    return {
+        "n_inserted": 3,
+        "top_3_reduction_pct": red,
+        "true_top_3_reduction_pct": true_red,
+        "target_dev": dev,
+        "target_dev_se": 0.012,
+        "n_on_target": 1,
+        "true_target_dev": true_dev,
+        "trials_per_insertion": 9000.0,
+        "trials_vs_fixed": 0.05,
+    }
+
+
+def test_simulated_runs_print_estimated_and_true_rows(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, true in (("sim", {"world": {}}), ("real", None)):
+        path = fill_metrics_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        t = 20.0 if true else None
+        methods = {
+            "benchfill": _method(12.5, t, 0.021, 0.006 if true else None),
+            "baseline": _method(8.0, 9.0 if true else None, 0.05, None),
+            "oracle": _method(29.0, 30.0 if true else None, 0.0, None),
+        }
+        metrics = {"source": "simulated" if true else "collected", "insertions": 3}
+        metrics |= {"top_3_before": 0.17, "true": true, "methods": methods}
+        path.write_text(json.dumps(metrics))
+    text = fill_table(["sim", "real"])
+    lines = text.splitlines()
+    assert "z" in lines[0].split()
+    sim = [ln for ln in lines if ln.startswith("sim")]
+    assert len(sim) == 1 and "estimated" in sim[0] and "-12.5%" in sim[0]
+    assert "0.0210 ± 0.0120" in sim[0] and "1/3" in sim[0]
+    true_row = lines[lines.index(sim[0]) + 1]
+    assert "true (sim.)" in true_row and "-20.0%" in true_row and "-30.0%" in true_row
+    assert "0.0060" in true_row
+    real = [ln for ln in lines if ln.startswith("real")]
+    assert "estimated" in real[0]
+    assert not any("true" in ln for ln in lines[lines.index(real[0]) :])  # no truth to show
