@@ -80,7 +80,7 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
-        """True unless a check failed (an undecided check does not fail)."""
+        """Correct and well-posed, format not changed (undecided correctness is no pass)."""
         return passed(self)
 
 
@@ -102,11 +102,14 @@ class Judge(Protocol):
 
 
 def passed(verdict: Any) -> bool:
-    """``correct``, ``well_posed`` and ``format_kept`` are none of them False."""
+    """``correct`` and ``well_posed`` are True and ``format_kept`` is not False.
+
+    An undecided correctness (an unparseable verdict is all-null) is not a pass: a
+    verdict that decided nothing must not let a candidate through; ``format_kept`` may
+    be null (no parent to compare with).
+    """
     return (
-        verdict.correct is not False
-        and verdict.well_posed is not False
-        and verdict.format_kept is not False
+        verdict.correct is True and verdict.well_posed is True and verdict.format_kept is not False
     )
 
 

@@ -24,6 +24,7 @@ BENCHMARK_KEYS = (
     "grading",
     "lm_eval_tasks",
     "in_domain_reference",
+    "limit",
     "citation",  # BibTeX of the source benchmark, printed in the dataset card
     "source_datasets",  # Hub ids of the source datasets, in the card's YAML header
 )
@@ -216,6 +217,9 @@ def benchmark_spec(
     if tasks is not None and not all(isinstance(t, str) and t for t in tasks):
         raise ConfigError(f"{where}.lm_eval_tasks: expected a list of task names")
     _get(entry, "in_domain_reference", where, default=True, kind=bool)
+    limit = _get(entry, "limit", where, default=None, kind=int)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"{where}.limit: must be at least 1 (the first N items), got {limit}")
     _get(entry, "citation", where, default=None, kind=str)
     sources = _get(entry, "source_datasets", where, default=None, kind=list)
     if sources is not None and not all(isinstance(x, str) and x for x in sources):
@@ -230,6 +234,15 @@ def benchmark_spec(
         responses=responses,
         extra={k: v for k, v in entry.items() if k not in known},
     )
+
+
+def benchmark_limit(spec: BenchmarkSpec) -> int | None:
+    """``benchmarks.<b>.limit``: keep only the first N items (trying a real panel on a few).
+
+    Applied at ingest, so every later stage (collection, annotate, fill) sees the slice.
+    """
+    value = spec.extra.get("limit")
+    return None if value is None else int(value)
 
 
 def require_file(path: Path, *, params_file: str, key: str) -> Path:

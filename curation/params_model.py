@@ -107,6 +107,8 @@ class BenchmarkEntry(Section):
     """BibTeX of the source benchmark, printed in the dataset card's Citation section."""
     source_datasets: list[Annotated[str, Field(min_length=1)]] | None = None
     """Hub ids of the source datasets, in the dataset card's YAML header."""
+    limit: Annotated[int, Field(ge=1)] | None = None
+    """Keep only the first N items (ingest), e.g. to try a real local panel on a few."""
 
 
 # ---- stage sections -----------------------------------------------------------------------

@@ -130,7 +130,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         judge = factory(params, params_file=params_file, benchmark=benchmark) if factory else None
         try:
             with CompletionCache(llm.cache_path) as cache:
-                return await afill(
+                result = await afill(
                     benchmark=benchmark,
                     items=items,
                     difficulty=difficulty,
@@ -141,6 +141,13 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
                     judge=judge,
                     log=log,
                 )
+            # the judge's calls are part of what this fill run cost (it owns its accounting)
+            made, hits = getattr(judge, "requests", 0), getattr(judge, "cache_hits", 0)
+            run = result.metrics["run"]
+            run["requests"] += made
+            run["cache_hits"] += hits
+            run["judge_requests"] = made
+            return result
         finally:
             close = getattr(judge, "aclose", None)
             if close is not None:

@@ -2,6 +2,9 @@
 
 A matrix-only benchmark (``items.texts: false``) has no raw items: its item table is
 the ids of its response matrix, and this stage says, once, which stages skip it.
+
+``benchmarks.<b>.limit: N`` keeps the first N items (in source order) for a small trial
+run, e.g. a real local panel on 20 items.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from typing import Any
 
 from curation.io.tables import write_table
 from curation.items import has_texts, ingest_benchmark, skip_note, textless_items
-from curation.params import benchmark_spec
+from curation.params import benchmark_limit, benchmark_spec
 from curation.paths import items_path
 from curation.stage_main import stage_main
 
@@ -18,13 +21,22 @@ from curation.stage_main import stage_main
 def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
     spec = benchmark_spec(params, benchmark, params_file=params_file)
     out = items_path(benchmark)
-    if not has_texts(spec):
+    texts = has_texts(spec)
+    if texts:
+        items = ingest_benchmark(spec, params_file=params_file)
+    else:
         items = textless_items(spec, params_file=params_file)
-        write_table(items, out, "item")
-        return f"{benchmark}: {items.height} item ids (no texts) -> {out}\n{skip_note(benchmark)}"
-    items = ingest_benchmark(spec, params_file=params_file)
+    limit = benchmark_limit(spec)
+    total = items.height
+    if limit is not None:
+        items = items.head(limit)
     write_table(items, out, "item")
-    return f"{benchmark}: {items.height} items -> {out}"
+    shown = f" (first {items.height} of {total}: limit {limit})" if limit is not None else ""
+    if not texts:
+        return f"{benchmark}: {items.height} item ids (no texts){shown} -> {out}\n" + skip_note(
+            benchmark
+        )
+    return f"{benchmark}: {items.height} items{shown} -> {out}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,9 @@ pass through untouched, and no status is changed: the judge's verdict sits besid
 BenchFill's status for the review queue to show.
 
 Offline (``collect.backend: simulate``) the simulated judge answers; its verdicts
-say so. Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
+say so. Verdicts that decided nothing (unparseable, no own answer, undecided) are
+counted by reason under ``unjudged`` and never as passed: they need a reviewer.
+Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
 """
 
 from __future__ import annotations
@@ -27,7 +29,13 @@ from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
 from curation.items import has_texts, write_skipped_metrics
-from curation.judge import JUDGED_STATUSES, Assessment, build_judge, judge_settings
+from curation.judge import (
+    JUDGED_STATUSES,
+    UNDECIDED_CATEGORIES,
+    Assessment,
+    build_judge,
+    judge_settings,
+)
 from curation.llm import Accounting
 from curation.params import benchmark_spec
 from curation.paths import (
@@ -145,6 +153,7 @@ def _metrics(
         for name in checks:
             checks[name][str(getattr(a.verdict, name)).lower().replace("none", "null")] += 1
     passed = sum(a.verdict.passed for a in assessments)
+    unjudged = Counter(a.category for a in assessments if a.category in UNDECIDED_CATEGORIES)
     return {
         "benchmark": benchmark,
         "enabled": enabled,
@@ -165,7 +174,9 @@ def _metrics(
         },
         "reasons": dict(sorted(Counter(a.category for a in assessments).items())),
         "grader_disagreements": sum(a.disagreement for a in assessments),
+        "unjudged": {k: unjudged.get(k, 0) for k in UNDECIDED_CATEGORIES},
         "repairs": sum(a.repaired for a in assessments),
+        "tolerant_reads": sum(a.tolerant for a in assessments),
         "requests": requests,
         "cache_hits": cache_hits,
         "usage": usage,
@@ -238,9 +249,12 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     tag = " [simulated]" if settings.simulated else ""
     rate = metrics["pass_rate"]
     shown = "n/a" if rate is None else f"{rate:.0%}"
+    unjudged = sum(metrics["unjudged"].values())
+    why = ", ".join(f"{k} {v}" for k, v in metrics["unjudged"].items() if v)
     return (
         f"{benchmark}{tag}: judged {len(rows)} of {df.height} candidates, "
-        f"{metrics['n_passed']} passed ({shown}); {requests} requests, {cache_hits} cached -> {out}"
+        f"{metrics['n_passed']} passed ({shown}), {unjudged} not decided"
+        f"{f' ({why})' if why else ''}; {requests} requests, {cache_hits} cached -> {out}"
     )
 
 

@@ -29,6 +29,7 @@ import polars as pl
 from curation.grading import grading_settings
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
+from curation.items import ingest_benchmark
 from curation.llm import (
     Accounting,
     CollectResult,
@@ -39,7 +40,7 @@ from curation.llm import (
     llm_settings,
     panel_models,
 )
-from curation.params import benchmark_spec
+from curation.params import benchmark_limit, benchmark_spec
 from curation.paths import (
     collect_metrics_path,
     imports_dir,
@@ -65,6 +66,7 @@ def _metrics(
     requests: int,
     cache_hits: int,
     usage: dict[str, Any],
+    output: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     graded = sum(t for t, _ in correct_by_model.values())
     correct = sum(c for _, c in correct_by_model.values())
@@ -85,6 +87,42 @@ def _metrics(
         "requests": requests,
         "cache_hits": cache_hits,
         "usage": usage,
+        "output": output if output is not None else _output_stats(empty_frame("sample")),
+    }
+
+
+def _output_stats(samples: pl.DataFrame) -> dict[str, Any]:
+    """What the generations looked like: answers found, truncations, ungraded by reason.
+
+    ``parsed`` = an answer was extracted (an empty extraction is no answer);
+    ``truncated`` = the generation hit max_tokens (finish_reason "length"); a truncated
+    sample without an explicit final answer is not graded (see curation.grading.grade).
+    """
+    n = samples.height
+    has = samples.filter(pl.col("extracted").is_not_null() & (pl.col("extracted") != ""))
+    cut = samples.filter(pl.col("finish_reason") == "length")
+    ungraded = samples.filter(pl.col("correct").is_null())
+    per_model: dict[str, dict[str, int]] = {}
+    for model, total, parsed, trunc in (
+        samples.group_by("model")
+        .agg(
+            pl.len(),
+            (pl.col("extracted").is_not_null() & (pl.col("extracted") != "")).sum(),
+            (pl.col("finish_reason") == "length").sum(),
+        )
+        .sort("model")
+        .iter_rows()
+    ):
+        per_model[model] = {"samples": total, "parsed": parsed, "truncated": trunc}
+    return {
+        "n_parsed": has.height,
+        "parsed_share": round(has.height / n, 6) if n else None,
+        "n_truncated": cut.height,
+        "truncated_share": round(cut.height / n, 6) if n else None,
+        "ungraded": dict(
+            sorted(Counter(str(r) for r in ungraded.get_column("skipped").to_list()).items())
+        ),
+        "by_model": per_model,
     }
 
 
@@ -103,13 +141,23 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     base = None
     notes: list[str] = []
     if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
+        limited = benchmark_limit(spec) is not None
+        # with benchmarks.<b>.limit the matrix still names every source item: check
+        # against all of them, keep the slice's
+        allowed = (
+            ingest_benchmark(spec, params_file=params_file).get_column("item").to_list()
+            if limited
+            else known
+        )
         base = import_responses(
             spec,
-            known_items=known,
+            known_items=allowed,
             items_file=str(items_file),
             params_file=params_file,
             notes=notes,
         )
+        if limited:
+            base = base.filter(pl.col("item").is_in(known))
     table = overlay(base, imported)
     out = responses_path(benchmark)
     write_table(table, out, "response")
@@ -205,6 +253,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             requests=result.stats.requests,
             cache_hits=result.stats.cache_hits,
             usage=result.accounting.to_metrics(),
+            output=_output_stats(samples),
         ),
     )
     items_file = items_path(benchmark)
@@ -222,6 +271,14 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         f"({responses.height} cells), {result.stats.requests} requests, "
         f"{result.stats.cache_hits} cached -> {out}"
     )
+    out_stats = _output_stats(samples)
+    if samples.height:
+        text += (
+            f"\n  answers parsed {out_stats['n_parsed']}/{samples.height}, "
+            f"hit max_tokens {out_stats['n_truncated']}"
+        )
+        for reason, n in out_stats["ungraded"].items():
+            text += f"; ungraded {n} ({reason})"
     for reason, n in skipped.items():
         text += f"\n  warning: {n} items skipped ({reason}); they get no responses"
     return text

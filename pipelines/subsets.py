@@ -166,6 +166,8 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             f"τ {tau} (full {full})"
         )
     _remove_stale(benchmark, keep=set(written))
+    # the stage's DVC out is the folder: it exists even when every size was skipped
+    subsets_dir(benchmark).mkdir(parents=True, exist_ok=True)
     metrics_file = subsets_metrics_path(benchmark)
     validate_records([metrics], "subsets_metrics", file=str(metrics_file))
     write_json(metrics_file, metrics)

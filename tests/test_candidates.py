@@ -102,10 +102,12 @@ def test_judge_view_hides_the_status():
 
 
 def test_verdict_and_judge_protocol():
-    assert (
-        passed(Verdict(True, None, True, "r", "m"))
-        and not Verdict(True, False, None, "r", "m").passed
-    )
+    assert passed(Verdict(True, True, None, "r", "m"))
+    assert not Verdict(True, False, None, "r", "m").passed
+    # a verdict that decided nothing is never a pass (an unparseable one is all-null)
+    assert not passed(Verdict(None, None, None, "unparseable judge output", "m"))
+    assert not passed(Verdict(None, True, True, "r", "m"))
+    assert not passed(Verdict(True, None, True, "r", "m"))
     assert verdict_columns(None) == dict.fromkeys(VERDICT_COLUMNS)
 
     class Fixed:

@@ -35,6 +35,32 @@ def _z(c: Candidate) -> float:
     return float(c.z)
 
 
+def failure_reason(status_reason: str) -> str:
+    """A countable form of a candidate's status reason (ids and numbers dropped).
+
+    ``unparseable rewrite: no JSON object in the output`` stays as it is; ``same question
+    as q12`` -> ``same question``; ``judge: unparseable judge output: ...`` ->
+    ``judge: unparseable``.
+    """
+    r = status_reason.strip()
+    if r.startswith("unparseable rewrite:"):
+        return r.split(" (", 1)[0].split(": {", 1)[0].split(": '", 1)[0]
+    if r.startswith("same question as"):
+        return "same question"
+    if r.startswith("near-duplicate of"):
+        return "near-duplicate"
+    if r.startswith("judge:"):
+        body = r.removeprefix("judge:").strip().removeprefix("[simulated]").strip()
+        for prefix, label in (
+            ("unparseable judge output", "unparseable"),
+            ("not judged", "no-own-answer"),
+        ):
+            if body.startswith(prefix):
+                return f"judge: {label}"
+        return "judge: rejected"
+    return r.split(":", 1)[0]
+
+
 def true_z(c: Candidate) -> float | None:
     """Simulation: an inserted item's true z (the oracle's is its target), else None."""
     sim = c.lineage_dict().get("simulation") or {}
@@ -126,6 +152,15 @@ def method_metrics(
         "rounds": list(rounds),
         "n_candidates": len(candidates),
         "by_status": dict(sorted(Counter(c.status for c in candidates).items())),
+        "failure_reasons": dict(
+            sorted(
+                Counter(
+                    failure_reason(c.status_reason)
+                    for c in candidates
+                    if c.status_reason and c.status not in ("calibrated", "inserted")
+                ).items()
+            )
+        ),
         "rewriter_calls": int(cost["rewriter_calls"]),
         "panel_trials": trials,
         "tokens": {

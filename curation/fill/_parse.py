@@ -16,7 +16,7 @@ from typing import Any
 from curation.params import ANSWER_TYPES
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
-_THINK = re.compile(r"<think>.*?</think>", re.S)
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 
 @dataclass(frozen=True)

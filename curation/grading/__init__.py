@@ -5,6 +5,7 @@ judge re-grade text too; nothing here talks to a model.
 """
 
 from curation.grading._extract import (
+    explicit_answer,
     extract_choice,
     extract_code,
     extract_exact,
@@ -13,6 +14,7 @@ from curation.grading._extract import (
 )
 from curation.grading._grade import (
     METHODS,
+    TRUNCATED,
     CodeSandbox,
     Grade,
     GradingSettings,
@@ -25,12 +27,15 @@ from curation.grading._grade import (
 )
 from curation.grading._numeric import numbers_equal, parse_number
 from curation.grading._settings import grading_settings
+from curation.grading._symbolic import symbolically_equal
 
 __all__ = [
     "METHODS",
+    "TRUNCATED",
     "CodeSandbox",
     "Grade",
     "GradingSettings",
+    "explicit_answer",
     "extract_choice",
     "extract_code",
     "extract_exact",
@@ -43,6 +48,7 @@ __all__ = [
     "numbers_equal",
     "parse_number",
     "reference_letter",
+    "symbolically_equal",
     "texts_match",
     "values_match",
 ]

@@ -49,9 +49,20 @@ def _tail_marker(text: str) -> str | None:
     markers = list(_MARKER.finditer(text))
     if markers:
         line = markers[-1].group(1).strip().splitlines()[0].strip()
+        # the sentence that states the answer ends it ("The answer is 17. Check: 12 + 5")
+        line = re.split(r"(?<=\S)\.\s+(?=\S)", line)[0]
         # markdown emphasis and a closing period are decoration, not the answer
         return line.rstrip(".").strip().strip("*").strip() or None
     return None
+
+
+def explicit_answer(text: str) -> str | None:
+    """A final answer the text states explicitly (boxed, tags, ``####``, "the answer is"),
+    never a fallback guess; None if there is none or it is empty."""
+    boxed = last_boxed(text)
+    if boxed:
+        return boxed
+    return _tail_marker(text) or None
 
 
 def extract_numeric(text: str) -> str | None:

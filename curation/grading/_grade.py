@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 from curation.grading._extract import (
     LETTERS,
+    explicit_answer,
     extract_choice,
     extract_code,
     extract_exact,
@@ -23,6 +24,7 @@ from curation.grading._extract import (
     last_boxed,
 )
 from curation.grading._numeric import clean_math, numbers_equal, parse_number
+from curation.grading._symbolic import symbolically_equal
 
 Method = Literal["numeric", "exact", "choice", "regex", "code", "skip"]
 METHODS: tuple[str, ...] = ("numeric", "exact", "choice", "regex", "code", "skip")
@@ -47,7 +49,8 @@ class Grade:
     method: str
     """Grader used: numeric, exact, choice, regex, code or skip."""
     skipped: str | None = None
-    """Why the sample was not graded (code without sandbox, free-form without judge)."""
+    """Why the sample was not graded (code without sandbox, free-form without judge,
+    cut off at max_tokens before any final-answer marker)."""
 
 
 class CodeSandbox(Protocol):
@@ -68,6 +71,16 @@ class GradingSettings:
     """Regex grader: pattern whose group 1 (or whole match) is the answer."""
     rel_tol: float = 1e-4
     abs_tol: float = 1e-9
+
+
+TRUNCATED = "cut off at max_tokens before a final answer"
+"""``Grade.skipped`` of a truncated generation with no explicit final answer."""
+
+
+def _explicit_letter(output: str, choices: Sequence[str] | None) -> bool:
+    """A choice answer stated as such ("answer is B"), not just a letter somewhere."""
+    n = len(choices) if choices else 10
+    return bool(re.search(rf"(?i:answer)\s*(?i:is|:)\s*[\(\[]?[{LETTERS[:n]}]\b", output))
 
 
 def method_for(answer_type: str, settings: GradingSettings | None = None) -> Method:
@@ -126,7 +139,8 @@ def texts_match(extracted: str, reference: str) -> bool:
 def values_match(
     extracted: str, reference: str, *, rel_tol: float = 1e-4, abs_tol: float = 1e-9
 ) -> bool:
-    """Numbers compare by value (with tolerance); anything else by normalised math text."""
+    """Numbers compare by value (with tolerance); anything else by normalised math text,
+    then symbolically (math-verify: ``\\sqrt{117}`` equals ``3\\sqrt{13}``)."""
     a, b = parse_number(extracted), parse_number(reference)
     if a is not None and b is not None:
         return numbers_equal(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
@@ -134,7 +148,9 @@ def values_match(
         boxed = last_boxed(extracted)
         if boxed is not None:
             return values_match(boxed, reference, rel_tol=rel_tol, abs_tol=abs_tol)
-    return _math_form(extracted) == _math_form(reference) or texts_match(extracted, reference)
+    if _math_form(extracted) == _math_form(reference) or texts_match(extracted, reference):
+        return True
+    return symbolically_equal(extracted, reference)
 
 
 def reference_letter(reference: str, choices: Sequence[str] | None) -> str | None:
@@ -173,15 +189,26 @@ def grade(
     settings: GradingSettings | None = None,
     sandbox: CodeSandbox | None = None,
     item: str | None = None,
+    truncated: bool = False,
 ) -> Grade:
     """Grade one sampled ``output`` against the item's ``reference`` answer.
 
     The method follows the answer type (numeric, exact, choice, code; free-form is
     skipped because it needs a judge) unless ``settings.method`` overrides it. Code
     is graded only through a ``sandbox``; without one it is skipped, never run.
+
+    ``truncated`` (the generation hit ``max_tokens``): only an explicit final answer
+    (``\\boxed{}``, answer tags or an "answer is" marker) is graded; the weak fallbacks
+    (the last number in the text, the whole text) would grade mid-reasoning text and
+    read a small token budget as low ability, so such a sample is skipped instead.
     """
     settings = settings or GradingSettings()
     method = method_for(answer_type, settings)
+    if truncated and method in ("numeric", "exact", "regex", "choice"):
+        if explicit_answer(output) is None and not (
+            method == "choice" and _explicit_letter(output, choices)
+        ):
+            return Grade(None, None, method, skipped=TRUNCATED)
     if method == "skip":
         return Grade(None, None, "skip", skipped="free-form answers need a judge")
     if method == "code":
@@ -207,12 +234,12 @@ def grade(
         ok = values_match(extracted, reference, rel_tol=settings.rel_tol, abs_tol=settings.abs_tol)
         return Grade(ok, extracted, "regex")
     if method == "numeric":
-        extracted = extract_numeric(output)
+        extracted = extract_numeric(output) or None  # an empty \\boxed{} is no answer
         if extracted is None:
             return Grade(False, None, "numeric")
         ok = values_match(extracted, reference, rel_tol=settings.rel_tol, abs_tol=settings.abs_tol)
         return Grade(ok, extracted, "numeric")
-    extracted = extract_exact(output)
+    extracted = extract_exact(output) or None
     if extracted is None:
         return Grade(False, None, "exact")
     return Grade(texts_match(extracted, reference), extracted, "exact")

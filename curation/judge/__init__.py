@@ -4,9 +4,11 @@ For each candidate the judge first solves the question without seeing its
 reference answer, then — shown the reference and the parent — states whether the
 answer is correct, the question well-posed and the parent's format kept, with a
 reason. Correctness is decided by :mod:`curation.grading` comparing the judge's own
-answer with the reference. Replies are JSON validated against
-``schemas/judge_solution`` / ``schemas/judge_verdict`` (one repair request, then a
-null verdict "unparseable judge output"). Every call goes through
+answer with the reference; without an own answer on a gradable item nothing is decided,
+and a verdict that decided nothing never passes. Replies are JSON validated against
+``schemas/judge_solution`` / ``schemas/judge_verdict``, read tolerantly (prose, fences,
+think tags), with one repair request, then a null verdict "unparseable judge output:
+<problem>". Every call goes through
 :mod:`curation.llm` (cache, retries, accounting). Offline (``collect.backend:
 simulate``, or ``judge.backend: simulate``) a seeded simulated judge answers and
 says so: model ``simulated``, reasons starting ``[simulated]``.
@@ -37,12 +39,20 @@ from curation.judge._judge import (
 )
 from curation.judge._prompts import Prompts, load_prompts
 from curation.judge._simulate import SimulatedJudgeBackend
-from curation.judge._types import UNPARSEABLE, Assessment, categorize
+from curation.judge._types import (
+    NO_OWN_ANSWER,
+    UNDECIDED_CATEGORIES,
+    UNPARSEABLE,
+    Assessment,
+    categorize,
+)
 
 __all__ = [
     "JUDGED_STATUSES",
+    "NO_OWN_ANSWER",
     "RESPONSE_FORMATS",
     "SOLUTION_SCHEMA",
+    "UNDECIDED_CATEGORIES",
     "UNPARSEABLE",
     "VERDICT_SCHEMA",
     "Assessment",

@@ -8,13 +8,18 @@
 
 Correctness is then decided by :mod:`curation.grading`, comparing the judge's own
 answer with the reference exactly as a panel answer is graded; the judge's stated
-comparison decides only where the grader cannot (code, free-form, no answer), and a
-disagreement is written into the reason for the reviewer. Hiding the reference in
-step 1 is the point: a judge that sees it first tends to agree with it.
+comparison decides only where the grader cannot by design (code without a sandbox,
+free-form), and a disagreement is written into the reason for the reviewer. When the
+judge gives no answer of its own on a gradable item, its bare claim decides nothing
+(a weak judge rubber-stamps references): correctness stays null, reason
+``not judged: the judge gave no answer of its own``. Hiding the reference in step 1 is
+the point: a judge that sees it first tends to agree with it.
 
-Each reply is validated against its JSON Schema; an invalid reply gets one repair
-request naming the problem, and if that fails too the verdict is all-null with the
-reason ``unparseable judge output``. Every call goes through the LLM layer
+Each reply is read tolerantly (prose, fences, think tags: :mod:`._parse`) and validated
+against its JSON Schema; an invalid reply gets one repair request naming the problem,
+and if that fails too the verdict is all-null with the reason ``unparseable judge
+output: <problem>``. A verdict that decided nothing never passes
+(:func:`curation.candidates.passed`). Every call goes through the LLM layer
 (``cached_complete``: cache, retries, accounting), so a rerun asks nothing twice.
 """
 
@@ -30,14 +35,14 @@ from typing import Any
 
 from curation.candidates import Verdict
 from curation.errors import ConfigError
-from curation.grading import GradingSettings
+from curation.grading import GradingSettings, method_for
 from curation.judge._compare import answers_agree
 from curation.judge._config import JudgeSettings, judge_settings
 from curation.judge._parse import parse_reply, response_schema, schema_keys
 from curation.judge._prompts import ANSWER_FORMS, Prompts, load_prompts
 from curation.judge._request import StructuredRequest, format_json
 from curation.judge._simulate import SimCase, SimulatedJudgeBackend, hint
-from curation.judge._types import UNPARSEABLE, Assessment, categorize
+from curation.judge._types import NO_OWN_ANSWER, UNPARSEABLE, Assessment, categorize
 from curation.llm import (
     SIMULATED_PREFIX,
     Accounting,
@@ -239,23 +244,26 @@ class LLMJudge:
             Message("system", self.prompts.render("system", {})),
             Message("user", self._solve_prompt(item)),
         ]
-        solution, repairs = await self._structured(
+        solution, repairs, tolerant, problem = await self._structured(
             conversation, SOLUTION_SCHEMA, hint("solve", item.key)
         )
         if solution is None:
-            return self._unparseable(repairs)
+            return self._unparseable(repairs, tolerant, problem=f"solve step: {problem}")
         own = _text(solution.get("answer"))
         conversation += [
             Message("assistant", json.dumps(solution, ensure_ascii=False)),
             Message("user", self._verdict_prompt(item)),
         ]
-        verdict, more = await self._structured(
+        verdict, more, more_tolerant, problem = await self._structured(
             conversation, VERDICT_SCHEMA, hint("verdict", item.key)
         )
         repairs += more
+        tolerant += more_tolerant
         if verdict is None:
-            return self._unparseable(repairs, own_answer=own)
-        return self._decide(item, own, verdict, repairs)
+            return self._unparseable(
+                repairs, tolerant, own_answer=own, problem=f"verdict step: {problem}"
+            )
+        return self._decide(item, own, verdict, repairs, tolerant)
 
     async def assess_many(
         self, pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]
@@ -353,15 +361,16 @@ class LLMJudge:
 
     async def _structured(
         self, messages: list[Message], schema: str, item_hint: str
-    ) -> tuple[dict[str, Any] | None, int]:
-        """A schema-valid reply, with one repair request if the first is not; (None, 1) if
-        neither is."""
+    ) -> tuple[dict[str, Any] | None, int, int, str | None]:
+        """A schema-valid reply, with one repair request if the first is not.
+
+        Returns (object or None, repair requests, tolerant reads, last problem)."""
         first = await self._call(messages, schema, item_hint)
         parsed = parse_reply(
             first.completion.text, schema, finish_reason=first.completion.finish_reason
         )
         if parsed.value is not None:
-            return parsed.value, 0
+            return parsed.value, 0, int(parsed.tolerant), None
         repair = self.prompts.render(
             "repair",
             {
@@ -377,7 +386,7 @@ class LLMJudge:
         reparsed = parse_reply(
             again.completion.text, schema, finish_reason=again.completion.finish_reason
         )
-        return reparsed.value, 1
+        return reparsed.value, 1, int(reparsed.tolerant), reparsed.problem
 
     # ---- deciding --------------------------------------------------------------------------
 
@@ -397,8 +406,17 @@ class LLMJudge:
             reason = f"{SIMULATED_PREFIX} {reason}"
         return reason
 
-    def _unparseable(self, repairs: int, *, own_answer: str | None = None) -> Assessment:
-        verdict = Verdict(None, None, None, self._label(UNPARSEABLE), self.model)
+    def _unparseable(
+        self,
+        repairs: int,
+        tolerant: int,
+        *,
+        problem: str | None,
+        own_answer: str | None = None,
+    ) -> Assessment:
+        """The all-null verdict of a judge whose reply stayed unusable: never a pass."""
+        reason = UNPARSEABLE if problem is None else f"{UNPARSEABLE}: {problem}"
+        verdict = Verdict(None, None, None, self._label(reason), self.model)
         return Assessment(
             verdict=verdict,
             own_answer=own_answer,
@@ -406,15 +424,42 @@ class LLMJudge:
             stated_correct=None,
             category=categorize(verdict),
             repaired=repairs,
+            tolerant=tolerant,
         )
 
+    def _gradable(self, item: _Item) -> bool:
+        """Could the grader compare an own answer with this item's reference at all?"""
+        method = method_for(item.answer_type, self._grading(item.benchmark))
+        return item.answer is not None and method not in ("code", "skip")
+
     def _decide(
-        self, item: _Item, own: str | None, reply: Mapping[str, Any], repairs: int
+        self, item: _Item, own: str | None, reply: Mapping[str, Any], repairs: int, tolerant: int
     ) -> Assessment:
         stated = reply.get("answer_correct")
         grader = self._compare(item, own)
         correct = grader if grader is not None else stated
         shown = "none" if own is None else json.dumps(own, ensure_ascii=False)
+        if own is None and self._gradable(item):
+            # no own answer on a gradable item: the bare claim is not evidence
+            correct = None
+            said = "null" if stated is None else str(stated).lower()
+            note = f"its stated answer_correct={said} does not decide; a reviewer must check"
+            verdict = Verdict(
+                correct=None,
+                well_posed=reply.get("well_posed"),
+                format_kept=reply.get("format_kept") if item.parent_question is not None else None,
+                reason=self._label(f"{NO_OWN_ANSWER}; {note}. Judge: {reply['reason'].strip()}"),
+                model=self.model,
+            )
+            return Assessment(
+                verdict=verdict,
+                own_answer=None,
+                grader_match=None,
+                stated_correct=stated,
+                category=categorize(verdict),
+                repaired=repairs,
+                tolerant=tolerant,
+            )
         if grader is None:
             note = f"judge's own answer: {shown}; not gradable, the judge's comparison decides"
         else:
@@ -438,6 +483,7 @@ class LLMJudge:
             stated_correct=stated,
             category=categorize(verdict),
             repaired=repairs,
+            tolerant=tolerant,
         )
 
 

@@ -119,6 +119,10 @@ class SimulatedJudgeBackend:
         own = self.own_answer(case)
         # the statement mirrors what the grader will find; the judge class decides with it
         correct = answers_agree(own, case.answer, case.answer_type, choices=case.choices)
+        if case.answer_type == "code":
+            # not gradable without a sandbox: the statement decides; a simulated rewrite
+            # keeps the parent's tests, so it is correct unless the seeded draw errs
+            correct = not self.errs(case)
         well_posed = bool(case.question.replace(SIMULATED_PREFIX, "").strip())
         if case.parent_answer_type is None:
             format_kept: bool | None = None

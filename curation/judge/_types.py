@@ -15,6 +15,13 @@ from curation.candidates import Verdict
 UNPARSEABLE = "unparseable judge output"
 """The reason of a verdict whose judge never returned schema-valid JSON (after one repair)."""
 
+NO_OWN_ANSWER = "not judged: the judge gave no answer of its own"
+"""The reason's start when the judge did not solve a gradable item: its bare claim that the
+reference is correct is not evidence (a weak judge rubber-stamps), so nothing is decided."""
+
+UNDECIDED_CATEGORIES: tuple[str, ...] = ("unparseable", "no-own-answer", "undecided")
+"""Categories of verdicts that decided nothing: never a pass, a reviewer must look."""
+
 
 @dataclass(frozen=True)
 class Assessment:
@@ -28,9 +35,12 @@ class Assessment:
     stated_correct: bool | None
     """The judge's own statement of whether the reference is correct."""
     category: str
-    """passed, undecided, unparseable, or the failed checks, e.g. ``incorrect+ill-posed``."""
+    """passed, unparseable, no-own-answer, undecided, or the failed checks
+    (e.g. ``incorrect+ill-posed``)."""
     repaired: int = 0
     """How many repair requests were needed (0, 1 or 2)."""
+    tolerant: int = 0
+    """Replies whose JSON was found only by the tolerant reader (prose, fence, think tags)."""
 
     @property
     def disagreement(self) -> bool:
@@ -43,11 +53,14 @@ class Assessment:
 
 
 def categorize(verdict: Verdict) -> str:
-    """A short, countable reason: ``passed``, ``undecided``, ``unparseable`` or the failures.
+    """A short, countable reason: ``passed``, one of :data:`UNDECIDED_CATEGORIES`, or the
+    failures joined in a fixed order, e.g. ``incorrect+ill-posed``.
 
-    Failures are joined in a fixed order, e.g. ``incorrect+ill-posed``.
+    ``undecided`` = no check failed but correctness (or well-posedness) is unknown; such a
+    verdict does not pass (:func:`curation.candidates.passed`).
     """
-    if verdict.reason.removeprefix("[simulated]").strip().startswith(UNPARSEABLE):
+    reason = verdict.reason.removeprefix("[simulated]").strip()
+    if reason.startswith(UNPARSEABLE):
         return "unparseable"
     failed = [
         name
@@ -60,6 +73,8 @@ def categorize(verdict: Verdict) -> str:
     ]
     if failed:
         return "+".join(failed)
+    if reason.startswith(NO_OWN_ANSWER):
+        return "no-own-answer"
     if None in (verdict.correct, verdict.well_posed, verdict.format_kept):
         return "undecided"
     return "passed"

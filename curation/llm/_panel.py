@@ -252,6 +252,7 @@ def grade_calls(
             settings=grading,
             sandbox=sandbox,
             item=call.request.item,
+            truncated=c.finish_reason == "length",
         )
         rows.append(
             {

@@ -128,6 +128,9 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
     m = metrics["methods"]["benchfill"]
     assert metrics["source"] == "collected" and metrics["panel_size"] == 4
     assert m["rewriter_calls"] == 12
+    n_invalid, n_dup = (int((bf["status"] == s).sum()) for s in ("invalid", "duplicate"))
+    assert m["failure_reasons"]["unparseable rewrite: no JSON object in the output"] == n_invalid
+    assert m["failure_reasons"]["same question"] == n_dup
     searched = sum((json.loads(x).get("selection") or {}).get("n_trials", 0) for x in bf["lineage"])
     assert m["panel_trials"] == int(bf["n_trials"].sum()) + searched
     assert m["tokens"]["total"] > 0
@@ -230,3 +233,67 @@ def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
     assert a.equals(b)
     metrics = json.loads((run_dir / "metrics/fill" / f"{BENCH}.json").read_text())
     assert metrics["run"]["resumed"] is True
+
+
+def _judging(body, sample):
+    """The fill server plus a judge (model test/judge) that never decides anything:
+    half its replies are not JSON even after the repair request, the other half give no
+    answer of their own but claim the reference is correct."""
+    if body["model"] != "test/judge":
+        return answer(body, sample)
+    question = body["messages"][1]["content"]
+    if "[child " in question and int(question.split("[child ")[1][:10], 16) % 2:
+        return "I think the item is fine, trust me."
+    if body["messages"][-1]["content"].startswith("Now compare"):
+        return json.dumps(
+            {"answer_correct": True, "well_posed": True, "format_kept": True, "reason": "fine"}
+        )
+    return json.dumps({"solution": "looks right", "answer": None})
+
+
+def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
+    write_project(
+        tmp_path,
+        fill={
+            "insertions": 1,
+            "rounds": 1,
+            "parents": 2,
+            "children": 4,
+            "tolerance": 0.0,
+            "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 4, "se_accept": 0.05},
+            "baseline": False,
+            "judge": "curation.judge:fill_judge",
+        },
+    )
+    params = json.loads((tmp_path / "params.yaml").read_text())
+    params["judge"] = {
+        "backend": "openai",
+        "model": {
+            "name": "judge",
+            "model_id": "test/judge",
+            "base_url_env": BASE_URL_ENV,
+            "api_key_env": API_KEY_ENV,
+        },
+    }
+    (tmp_path / "params.yaml").write_text(json.dumps(params, indent=1))
+    with FakeOpenAIServer(_judging, api_key=API_KEY) as srv:
+        for k, v in _env(srv).items():
+            monkeypatch.setenv(k, v)
+        monkeypatch.chdir(tmp_path)
+        fill.run(load_params("params.yaml"), BENCH)
+        made = sum(srv.snapshot().requests.values())
+    cands = pl.read_parquet(tmp_path / "data/fill" / BENCH / "candidates.parquet")
+    bf = cands.filter(pl.col("method") == "benchfill")
+    judged = bf.filter(pl.col("judge_model").is_not_null())
+    assert judged.height >= 2
+    reasons = set(judged["judge_reason"].str.slice(0, 24))
+    assert {"unparseable judge output", "not judged: the judge ga"} <= reasons
+    assert set(judged["status"]) == {"judge-rejected"}
+    assert bf.filter(pl.col("status") == "inserted").height == 0
+    metrics = json.loads((tmp_path / "metrics/fill" / f"{BENCH}.json").read_text())
+    assert metrics["methods"]["benchfill"]["n_inserted"] == 0
+    reasons = metrics["methods"]["benchfill"]["failure_reasons"]
+    assert reasons["judge: unparseable"] >= 1 and reasons["judge: no-own-answer"] >= 1
+    # the judge's calls are counted in fill's request count: every call the server saw
+    assert metrics["run"]["judge_requests"] > 0
+    assert metrics["run"]["requests"] == made

@@ -91,7 +91,13 @@ def test_offline_fill_writes_everything_and_resumes(project):
     assert "(resumed)" in again
     cands2, metrics2 = _outputs(project)
     assert cands2.equals(cands)
-    assert metrics2["run"] == {"requests": 0, "cache_hits": 0, "resumed": True, "restarted": False}
+    assert metrics2["run"] == {
+        "requests": 0,
+        "cache_hits": 0,
+        "judge_requests": 0,
+        "resumed": True,
+        "restarted": False,
+    }
     assert metrics2["methods"] == metrics["methods"]
 
     # without the journal, every call comes from the completion cache: same outputs again

@@ -163,3 +163,42 @@ def test_code_is_never_run_without_sandbox():
 def test_free_form_is_skipped():
     g = grade("an essay", "ref", "free")
     assert g.correct is None and g.method == "skip"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference"),
+    [
+        ("\\sqrt{117}", "3\\sqrt{13}"),
+        ("\\frac{\\pi}{2}", "\\pi/2"),
+        ("2\\sqrt{2}", "\\sqrt{8}"),
+        ("x+1", "1+x"),
+    ],
+)
+def test_symbolic_equivalence_through_math_verify(answer, reference):
+    assert grade(f"So \\boxed{{{answer}}}.", reference, "numeric").correct is True
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference"), [("\\sqrt{117}", "2\\sqrt{13}"), ("\\pi", "3.14"), ("x-1", "1-x")]
+)
+def test_symbolic_inequivalence_is_wrong(answer, reference):
+    assert grade(f"\\boxed{{{answer}}}", reference, "numeric").correct is False
+
+
+def test_truncated_output_is_graded_only_on_an_explicit_answer():
+    from curation.grading import TRUNCATED
+
+    cut = "First 12 apples, then 5 more, so 17 so far and then"
+    assert grade(cut, "17", "numeric").correct is True  # the fallback guesses when not cut
+    g = grade(cut, "17", "numeric", truncated=True)
+    assert g.correct is None and g.skipped == TRUNCATED and g.extracted is None
+    assert grade("The answer is 17. Check: 12", "17", "numeric", truncated=True).correct
+    assert grade("\\boxed{17} and more", "17", "numeric", truncated=True).correct
+    assert grade("It might be", "yes", "exact", truncated=True).skipped == TRUNCATED
+    assert grade("Answer: B. Because", "B", "choice", truncated=True).correct is True
+    assert grade("Option (B) looks", "B", "choice", truncated=True).correct is None
+
+
+def test_an_empty_extraction_is_no_answer():
+    g = grade("I give up \\boxed{}", "17", "numeric")
+    assert g.extracted is None and g.correct is False

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from curation.errors import ConfigError
-from curation.judge import UNPARSEABLE, LLMJudge, build_judge
+from curation.judge import NO_OWN_ANSWER, UNPARSEABLE, LLMJudge, build_judge
 from curation.llm import Completion, LLMCallError
 from tests.judge.conftest import REPAIR_MARK, candidate, judge_params, parent
 
@@ -111,8 +111,46 @@ def test_persistent_garbage_gives_a_null_verdict(tmp_path: Path, judge_server):
     a, _ = _assess(judge_params(tmp_path), candidate("junk"), parent())
     v = a.verdict
     assert (v.correct, v.well_posed, v.format_kept) == (None, None, None)
-    assert v.reason == UNPARSEABLE and a.category == "unparseable"
+    assert v.reason.startswith(UNPARSEABLE) and a.category == "unparseable"
+    assert "solve step: it is not valid JSON" in v.reason  # the reason says why
+    assert not v.passed  # a verdict that decided nothing is never a pass
     assert _requests(server) == 2  # the first reply and one repair, no more
+
+
+def test_no_own_answer_means_the_bare_claim_does_not_decide(tmp_path: Path, judge_server):
+    # the judge does not solve (answer null) yet claims the reference is correct
+    judge_server(
+        {"lazy": {"solve": {"solution": "Looks fine.", "answer": None}, "verdict": GOOD_VERDICT}}
+    )
+    a, _ = _assess(judge_params(tmp_path), candidate("lazy"), parent())
+    v = a.verdict
+    assert v.correct is None and not v.passed and a.category == "no-own-answer"
+    assert a.stated_correct is True  # kept for the reviewer, not used
+    assert v.reason.startswith(NO_OWN_ANSWER) and "does not decide" in v.reason
+
+
+def test_no_own_answer_and_ill_posed_is_a_rejection(tmp_path: Path, judge_server):
+    verdict = GOOD_VERDICT | {"well_posed": False, "reason": "The count is missing."}
+    judge_server(
+        {"ill": {"solve": {"solution": "Cannot tell.", "answer": None}, "verdict": verdict}}
+    )
+    a, _ = _assess(judge_params(tmp_path), candidate("ill"), parent())
+    assert a.category == "ill-posed" and not a.verdict.passed
+
+
+def test_wrapped_replies_are_read_without_a_repair(tmp_path: Path, judge_server):
+    server, _ = judge_server(
+        {
+            "wrap": {
+                "solve": "<think>5 + 7 {maybe} = 12</think>\nHere is my JSON:\n```json\n"
+                '{"solution": "5 + 7 = 12", "answer": "12"}\n```',
+                "verdict": "Verdict follows. " + json.dumps(GOOD_VERDICT) + " Thanks!",
+            }
+        }
+    )
+    a, _ = _assess(judge_params(tmp_path), candidate("wrap"), parent())
+    assert a.verdict.passed and a.repaired == 0 and a.tolerant == 2
+    assert _requests(server) == 2
 
 
 def test_rerun_is_served_from_the_cache(tmp_path: Path, judge_server):

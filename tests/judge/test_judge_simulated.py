@@ -72,7 +72,8 @@ def test_backend_follows_collect_unless_set(tmp_path: Path):
 
 def test_verdict_passed_and_categories():
     v = Verdict(True, None, True, "r", "m")
-    assert v.passed and categorize(v) == "undecided"
+    assert not v.passed and categorize(v) == "undecided"
+    assert Verdict(True, True, None, "r", "m").passed  # no parent: format may be null
     v = Verdict(False, False, True, "r", "m")
     assert not v.passed and categorize(v) == "incorrect+ill-posed"
     assert categorize(Verdict(None, None, None, "unparseable judge output", "m")) == "unparseable"

@@ -69,6 +69,7 @@ def test_stage_end_to_end_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert metrics["by_method"]["baseline"] == {"n_judged": 1, "n_passed": 1, "pass_rate": 1.0}
     assert metrics["by_method"]["benchfill"]["n_judged"] == 5
     assert metrics["reasons"] == {"incorrect": 2, "passed": 4}
+    assert metrics["unjudged"] == {"unparseable": 0, "no-own-answer": 0, "undecided": 0}
     assert metrics["not_judged"] == {"duplicate": 1, "invalid": 1, "oracle": 1}
     assert metrics["checks"]["correct"] == {"true": 4, "false": 2, "null": 0}
     assert metrics["requests"] == 12 and metrics["cache_hits"] == 0
@@ -99,6 +100,35 @@ def test_stage_against_the_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     metrics = json.loads(judge_metrics_path("toy").read_text())
     assert metrics["backend"] == "openai" and metrics["grader_disagreements"] == 2
     assert sum(server.snapshot().requests.values()) == 12
+
+
+def test_unparseable_and_answerless_verdicts_are_not_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge_server
+):
+    _project(tmp_path, monkeypatch)
+    verdict = {"answer_correct": True, "well_posed": True, "format_kept": True, "reason": "ok"}
+    solve = {"solution": "5 + 7", "answer": "12"}
+    script = {n: {"solve": solve, "verdict": verdict} for n in ("bf-2", "bf-3", "bl-1")}
+    script |= {
+        n: {"solve": {"solution": "12 is B", "answer": "B"}, "verdict": verdict}
+        for n in ("ch-1", "ch-2")
+    }
+    # bf-1 (the inserted one): never valid JSON, not even after the repair request
+    script["bf-1"] = {"solve": "As an AI I think it is fine.", "solve_repair": "It is fine!"}
+    # bl-1: no answer of its own, and a bare claim that the reference is correct
+    script["bl-1"] = {"solve": {"solution": "trust the author", "answer": None}, "verdict": verdict}
+    judge_server(script)
+    text = judge_stage.run(judge_params(tmp_path), "toy")
+    out = {r["candidate"]: r for r in pl.read_parquet(judged_path("toy")).iter_rows(named=True)}
+    assert out["bf-1"]["judge_reason"].startswith("unparseable judge output")
+    assert out["bl-1"]["judge_correct"] is None
+    metrics = json.loads(judge_metrics_path("toy").read_text())
+    validate_records([metrics], "judge_metrics", file="m")
+    assert metrics["unjudged"] == {"unparseable": 1, "no-own-answer": 1, "undecided": 0}
+    assert metrics["n_passed"] == 2  # bf-3 and ch-1 only
+    assert metrics["by_method"]["baseline"]["n_passed"] == 0
+    assert metrics["reasons"]["unparseable"] == 1 and metrics["reasons"]["no-own-answer"] == 1
+    assert "2 not decided (unparseable 1, no-own-answer 1)" in text
 
 
 def test_missing_candidates_say_run_fill_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

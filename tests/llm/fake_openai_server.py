@@ -45,7 +45,9 @@ from typing import Any
 
 FAULT_KINDS = ("429", "500", "slow", "malformed", "reset")
 
-AnswerFn = Callable[[dict[str, Any], int], str]
+AnswerFn = Callable[[dict[str, Any], int], "str | tuple[str, str]"]
+"""(request body, sample) -> the reply text, or (text, finish_reason) e.g. a replayed
+real reply that hit max_tokens ("length")."""
 """(request body, sample index) -> completion text."""
 
 
@@ -343,7 +345,8 @@ class FakeOpenAIServer:
             return False
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        text = self.answer(body, sample)
+        answered = self.answer(body, sample)
+        text, finish = (answered, "stop") if isinstance(answered, str) else answered
         if self.echo_auth:
             text += f" (debug: you sent {auth})"
         model = body.get("model", "model")
@@ -368,7 +371,7 @@ class FakeOpenAIServer:
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": usage,
@@ -376,7 +379,7 @@ class FakeOpenAIServer:
             await self._send(writer, 200, json.dumps(payload).encode())
             self._note(key, "answered")
             return True
-        return await self._stream(writer, key, model, text, usage, body, fault)
+        return await self._stream(writer, key, model, text, usage, body, fault, finish)
 
     async def _stream(
         self,
@@ -387,6 +390,7 @@ class FakeOpenAIServer:
         usage: dict[str, int],
         body: dict[str, Any],
         fault: str | None,
+        finish: str = "stop",
     ) -> bool:
         writer.write(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
@@ -428,7 +432,7 @@ class FakeOpenAIServer:
             await writer.drain()
             return True
         writer.write(chunk(delta(text[half:])))
-        writer.write(chunk(delta(None, finish="stop")))
+        writer.write(chunk(delta(None, finish=finish)))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage_chunk = {
                 "id": f"chatcmpl-{key[:12]}",

@@ -34,6 +34,7 @@ from tests.llm.conftest import (
     expected_cells,
     make_items,
     panel,
+    scripted_answer,
     write_project,
 )
 from tests.llm.fake_openai_server import FAULT_KINDS, FaultPlan
@@ -216,3 +217,56 @@ def test_concurrency_limit_per_endpoint(server_factory):
     assert elapsed >= 14 * 0.05 * 0.95
     # no 50 ms window ever completed more than 3 + slack requests
     assert max(sum(1 for u in answered if t <= u < t + 0.045) for t in answered) <= 4
+
+
+def test_truncated_generations_are_reported_and_not_guessed(
+    tmp_path, monkeypatch, server_factory, llm_env
+):
+    # model "weak" always hits max_tokens: half its outputs were cut before any final
+    # answer (mid-reasoning numbers only), half after an explicit "The answer is";
+    # "mid" answers an empty \boxed{} (nothing extracted: not parsed)
+    items = [i for i in make_items(20) if i["answer_type"] == "numeric"]
+    base = scripted_answer(items)
+
+    def answer(body, sample):
+        if body["model"] == "test/weak":
+            prompt = body["messages"][-1]["content"]
+            text = "Let me think. 12 apples, then 5 more, so far 17 and"
+            if any(it["question"] in prompt for it in items[::2]):
+                return ("Step 1 done. The answer is 17. Checking: 12 + 5", "length")
+            return (text, "length")
+        if body["model"] == "test/mid":
+            return "I am not sure. \\boxed{}"
+        return base(body, sample)
+
+    from tests.llm.fake_openai_server import FakeOpenAIServer
+
+    server = FakeOpenAIServer(answer, api_key=API_KEY).start()
+    try:
+        llm_env(server)
+        write_project(tmp_path, items, models=panel(["weak", "mid", "strong"], trials=1))
+        monkeypatch.chdir(tmp_path)
+        text = responses_stage.run(load_params("params.yaml"), "scripted")
+    finally:
+        server.stop()
+    samples = pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet")
+    weak = samples.filter(pl.col("model") == "weak")
+    cut = weak.filter(pl.col("raw_output").str.starts_with("Let me"))
+    marked = weak.filter(pl.col("raw_output").str.starts_with("Step 1"))
+    assert cut.height and marked.height and cut.height + marked.height == len(items)
+    # the last-number fallback would read 17 out of the half-written reasoning: not graded
+    assert cut["correct"].null_count() == cut.height
+    assert set(cut["skipped"]) == {"cut off at max_tokens before a final answer"}
+    assert marked["correct"].null_count() == 0  # an explicit answer before the cut counts
+    mid = samples.filter(pl.col("model") == "mid")
+    assert mid["extracted"].null_count() == mid.height and not mid["correct"].any()
+    m = json.loads((tmp_path / "metrics/collect/scripted.json").read_text())["output"]
+    assert m["n_truncated"] == len(items) and m["by_model"]["weak"]["truncated"] == len(items)
+    assert m["by_model"]["mid"]["parsed"] == 0
+    assert m["n_parsed"] == samples.filter(pl.col("extracted").is_not_null()).height
+    assert m["ungraded"] == {"cut off at max_tokens before a final answer": cut.height}
+    assert f"hit max_tokens {len(items)}" in text
+    # the ungraded samples are not trials: the response cells count only graded ones
+    responses = pl.read_parquet(tmp_path / "data/responses/scripted.parquet")
+    weak_cells = responses.filter(pl.col("model") == "weak")
+    assert weak_cells["n_trials"].sum() == marked.height

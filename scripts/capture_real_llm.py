@@ -1,0 +1,224 @@
+"""Capture real model outputs (rewriter and judge) from the local llama-servers as fixtures.
+
+Runs BenchFill's rewrite prompt and the judge's real code path (:class:`LLMJudge`, solve ->
+verdict -> repair) on GSM8K and MATH items against the servers that
+``scripts/local-models.sh start`` runs, and writes every call's request and raw reply to
+``tests/fixtures/real_llm/{rewriter,judge}.jsonl`` (model, date, finish_reason). The
+tests replay them through the local fake OpenAI server, so CI exercises the parse and
+repair paths on real messy output without building llama.cpp.
+
+    eval "$(bash scripts/local-models.sh env)"
+    nice -n 19 python scripts/capture_real_llm.py --rewrites 50 --judged 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from merge_params import merge  # noqa: E402
+
+from curation.fill._memory import MemoryEntry  # noqa: E402
+from curation.fill._prompts import load_prompts, rewrite_messages  # noqa: E402
+from curation.items import ingest_benchmark  # noqa: E402
+from curation.judge import LLMJudge, judge_settings  # noqa: E402
+from curation.llm import (  # noqa: E402
+    ChatRequest,
+    Completion,
+    LLMSettings,
+    OpenAIBackend,
+    Sampling,
+    llm_settings,
+    panel_models,
+)
+from curation.params import benchmark_spec  # noqa: E402
+
+REPAIR_MARK = "Your reply could not be used"
+
+
+class Recorder:
+    """A Backend that passes every call through and keeps (request, completion)."""
+
+    def __init__(self, inner: Any, sink: list[tuple[ChatRequest, Completion]]) -> None:
+        self.inner, self.sink = inner, sink
+        self.name, self.namespace = inner.name, inner.namespace
+
+    def max_in_flight(self) -> int:
+        return 2
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        completion = await self.inner.complete(request)
+        self.sink.append((request, completion))
+        return completion
+
+
+def _record(kind: str, request: ChatRequest, c: Completion, context: dict[str, Any]) -> dict:
+    return {
+        "kind": kind,
+        "model": request.model_id,
+        "date": dt.date.today().isoformat(),
+        "request": {
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "max_tokens": request.sampling.max_tokens,
+            "temperature": request.sampling.temperature,
+        },
+        "reply": c.text,
+        "finish_reason": c.finish_reason,
+        "completion_tokens": c.completion_tokens,
+        "latency_s": round(c.latency_s, 2),
+        "context": context,
+    }
+
+
+def _items(params: dict[str, Any], benchmark: str) -> list[dict[str, Any]]:
+    spec = benchmark_spec(params, benchmark)
+    return list(ingest_benchmark(spec).iter_rows(named=True))
+
+
+async def _rewrites(
+    items: list[dict[str, Any]], models: list[Any], llm: LLMSettings, n: int
+) -> list[dict]:
+    prompts = load_prompts()
+    backend = OpenAIBackend(models, llm)
+    gate = asyncio.Semaphore(2 * len(models))
+    out: list[dict] = []
+
+    def entry(row: dict[str, Any], z: float) -> MemoryEntry:
+        return MemoryEntry(
+            item=row["item"],
+            question=row["question"],
+            answer=row["answer"],
+            answer_type=row["answer_type"],
+            choices=None,
+            b=z,
+            se=0.2,
+            z=z,
+            z_low=None,
+            z_high=None,
+            origin="benchmark",
+        )
+
+    async def one(i: int) -> None:
+        row, model = items[i], models[i % len(models)]
+        refs = [entry(items[(i + k) % len(items)], 0.3 + 0.1 * k) for k in range(1, 5)]
+        messages = rewrite_messages(
+            prompts,
+            kind="benchfill",
+            parent=entry(row, 0.4),
+            parent_question=row["question"],
+            target_z=0.55,
+            references=refs,
+            reference_chars=300,
+        )
+        request = ChatRequest(
+            model=model.name,
+            model_id=model.model_id,
+            messages=messages,
+            sampling=Sampling(temperature=1.0, max_tokens=model.max_tokens, seed=i),
+            stage="fill",
+            item=row["item"],
+        )
+        async with gate:
+            c = await backend.complete(request)
+        ctx = {"answer_type": row["answer_type"], "parent_answer": row["answer"]}
+        out.append(_record("rewriter", request, c, ctx))
+        print(
+            f"rewrite {len(out)}/{n} {model.name} {c.finish_reason} {c.latency_s:.0f}s", flush=True
+        )
+
+    try:
+        await asyncio.gather(*(one(i) for i in range(n)))
+    finally:
+        await backend.aclose()
+    return out
+
+
+async def _judged(params: dict[str, Any], items: list[dict[str, Any]], n: int) -> list[dict]:
+    settings = judge_settings(params)
+    llm = llm_settings(params)
+    calls: list[tuple[ChatRequest, Completion]] = []
+    judge = LLMJudge(settings, llm=llm)
+    judge._backend = Recorder(judge.backend(), calls)
+    pairs = []
+    for i, row in enumerate(items[:n]):
+        cand = dict(row) | {"candidate": f"c{i}", "change": "as the parent", "parent": row["item"]}
+        if i % 3 == 2 and row["answer_type"] == "numeric":
+            cand["answer"] = f"{row['answer']}1"  # a wrong reference, to see what it says
+        pairs.append((cand, row))
+    async with judge:
+        await judge.assess_many(pairs)
+    by_q = {p[0]["question"]: p[0] for p in pairs}
+    by_parent = {p[0]["candidate"]: p[1] for p in pairs}
+    out = []
+    for request, c in calls:
+        user = request.messages[1].content
+        cand = next((v for q, v in by_q.items() if q in user), None)
+        last = request.messages[-1].content
+        step = (
+            "judge_verdict"
+            if any(
+                m.role == "user" and m.content.startswith("Now compare") for m in request.messages
+            )
+            else "judge_solve"
+        )
+        ctx = {
+            "repair": last.startswith(REPAIR_MARK),
+            "candidate": None
+            if cand is None
+            else {k: cand[k] for k in ("candidate", "question", "answer", "answer_type", "change")},
+            "parent": None
+            if cand is None
+            else {
+                k: by_parent[cand["candidate"]][k] for k in ("question", "answer", "answer_type")
+            },
+        }
+        out.append(_record(step, request, c, ctx))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rewrites", type=int, default=50)
+    ap.add_argument("--judged", type=int, default=40, help="candidates judged (2+ calls each)")
+    ap.add_argument("--out", default="tests/fixtures/real_llm")
+    args = ap.parse_args()
+    base = yaml.safe_load(open("params.yaml", encoding="utf-8"))
+    local = merge(base, yaml.safe_load(open("params.local.yaml", encoding="utf-8")))
+    local["llm"]["cache"] = str(Path(tempfile.mkdtemp()) / "capture.sqlite")
+    items = _items(base, "gsm8k")[:30] + _items(base, "math-l5")[:30]
+    items = [items[i // 2] if i % 2 == 0 else items[30 + i // 2] for i in range(60)]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    models = panel_models(local)
+    llm = llm_settings(local)
+    if args.judged:
+        recs = asyncio.run(_judged(local, items, args.judged))
+        with open(out / "judge.jsonl", "a", encoding="utf-8") as fh:
+            for r in recs:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"judge: {len(recs)} outputs -> {out / 'judge.jsonl'}")
+    if args.rewrites:
+        recs = asyncio.run(_rewrites(items, models, llm, args.rewrites))
+        with open(out / "rewriter.jsonl", "a", encoding="utf-8") as fh:
+            for r in recs:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"rewriter: {len(recs)} outputs -> {out / 'rewriter.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
