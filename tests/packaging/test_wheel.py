@@ -168,7 +168,9 @@ def _venv_with_wheel(venv: Path, wheel: Path) -> Path:
     """
     _run([sys.executable, "-m", "venv", "--without-pip", venv])
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    _run([*PIP, "--python", python, "install", "--no-deps", "--no-index", wheel])
+    # Without the checkout on PYTHONPATH: pip would see its egg-info and install nothing.
+    clean = {k: v for k, v in os.environ.items() if k not in LEAKY_ENV}
+    _run([*PIP, "--python", python, "install", "--no-deps", "--no-index", wheel], env=clean)
     purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"])
     ours = [*site.getsitepackages(), sysconfig.get_path("purelib")]
     if site.ENABLE_USER_SITE:
