@@ -102,11 +102,11 @@ def gaps_table(names: list[str]) -> str:
         "benchmark",
         "n",
         *[f"DDM {t}" for t in targets],
-        "Max Gap",
-        "interval",
+        "Max Gap (observed z)",
+        "largest gap at",
         "Top-3",
         "Top-5",
-        "Max Gap est. [90%]",
+        "Max Gap est. [90% CI]",
         "flags",
     )
     rows: list[tuple[str, ...]] = []
