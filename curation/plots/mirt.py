@@ -157,6 +157,9 @@ def plot_mirt_models(
         arrowprops={"arrowstyle": "-", "color": NEUTRAL, "lw": 0.4, "alpha": 0.6},
         expand=(1.1, 1.35),
         force_text=(0.2, 0.4),
+        # A fixed number of iterations: adjustText's default stops after 1 s of wall time,
+        # so the layout (and the file DVC hashes) depended on the machine's load.
+        iter_lim=400,
     )
     ax.set_xlabel("ability, dim 1")
     ax.set_ylabel("ability, dim 2")
