@@ -15,7 +15,8 @@ import numpy as np
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, non_finite_paths, write_json
+from curation.io.atomic import non_finite_paths, write_json
+from curation.io.npz import write_npz
 from curation.io.tables import read_table, write_table
 from curation.irt import bic_compare, fit, loo_stability
 from curation.params_model import AnnotateSettings
@@ -170,14 +171,13 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     plot_item_curves(result, irt_plot_path(benchmark, "icc"), formats=fmt)
     plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"), formats=fmt)
     write_table(table, difficulty_path(benchmark), "difficulty")
-    with atomic_path(draws_path(benchmark)) as tmp, open(tmp, "wb") as fh:
-        np.savez_compressed(
-            fh,
-            items=np.array(table["item"].to_list()),
-            b=draws,
-            z=result.calibration.to_z(draws),
-            source=np.array(draws_source),
-        )
+    write_npz(
+        draws_path(benchmark),
+        items=np.array(table["item"].to_list()),
+        b=draws,
+        z=result.calibration.to_z(draws),
+        source=np.array(draws_source),
+    )
     result.calibration.save(cal_file)
     write_json(irt_metrics_path(benchmark), metrics)
 
