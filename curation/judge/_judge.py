@@ -441,39 +441,25 @@ class LLMJudge:
         shown = "none" if own is None else json.dumps(own, ensure_ascii=False)
         if own is None and self._gradable(item):
             # no own answer on a gradable item: the bare claim is not evidence
-            correct = None
+            correct, grader = None, None
             said = "null" if stated is None else str(stated).lower()
             note = f"its stated answer_correct={said} does not decide; a reviewer must check"
-            verdict = Verdict(
-                correct=None,
-                well_posed=reply.get("well_posed"),
-                format_kept=reply.get("format_kept") if item.parent_question is not None else None,
-                reason=self._label(f"{NO_OWN_ANSWER}; {note}. Judge: {reply['reason'].strip()}"),
-                model=self.model,
-            )
-            return Assessment(
-                verdict=verdict,
-                own_answer=None,
-                grader_match=None,
-                stated_correct=stated,
-                category=categorize(verdict),
-                repaired=repairs,
-                tolerant=tolerant,
-            )
-        if grader is None:
-            note = f"judge's own answer: {shown}; not gradable, the judge's comparison decides"
+            reason = f"{NO_OWN_ANSWER}; {note}. Judge: {reply['reason'].strip()}"
         else:
-            note = f"judge's own answer: {shown}; grader: {'matches' if grader else 'differs from'}"
-            note += " the reference"
-            if stated is not None and stated != grader:
-                said = str(stated).lower()
-                note += f" (the judge stated answer_correct={said}; the grader decides)"
-        format_kept = reply.get("format_kept") if item.parent_question is not None else None
+            if grader is None:
+                note = f"judge's own answer: {shown}; not gradable, the judge's comparison decides"
+            else:
+                note = f"judge's own answer: {shown}; grader: "
+                note += f"{'matches' if grader else 'differs from'} the reference"
+                if stated is not None and stated != grader:
+                    said = str(stated).lower()
+                    note += f" (the judge stated answer_correct={said}; the grader decides)"
+            reason = f"{reply['reason'].strip()} [{note}]"
         verdict = Verdict(
             correct=correct,
             well_posed=reply.get("well_posed"),
-            format_kept=format_kept,
-            reason=self._label(f"{reply['reason'].strip()} [{note}]"),
+            format_kept=reply.get("format_kept") if item.parent_question is not None else None,
+            reason=self._label(reason),
             model=self.model,
         )
         return Assessment(
