@@ -271,3 +271,18 @@ def test_two_builds_load_their_own_rows_through_one_fresh_datasets_cache(
         rows[benchmark] = set(ds["item"])
     assert rows["toy"] and all(i.startswith("toy-") for i in rows["toy"])
     assert rows["toy2"] and all(i.startswith("toy2-") for i in rows["toy2"])
+
+
+def test_leftover_folders_in_dist_do_not_change_the_metrics(project: Path):
+    """dist/<b>/ is untracked and keeps every version built in this checkout: the committed
+    metrics/build/<b>.json lists only the folder this build wrote, so a leftover (an old
+    version, a stray copy) leaves it byte-identical to a fresh clone's."""
+    run_subsets_and_build(project)
+    metrics_file = project / "metrics/build/toy.json"
+    fresh = metrics_file.read_bytes()
+    assert list(json.loads(fresh)["files"]) == ["toy-1.0.0"]
+    stray = project / "dist/toy/toy-0.9.0"
+    (stray / "data").mkdir(parents=True)
+    (stray / "data/old.parquet").write_bytes(b"left over from an earlier build")
+    run_subsets_and_build(project)
+    assert metrics_file.read_bytes() == fresh
