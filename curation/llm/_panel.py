@@ -29,6 +29,7 @@ from curation.llm._config import (
     render_prompt,
     template_id_for,
 )
+from curation.llm._reply_version import reply_version
 from curation.llm._types import Backend, CallResult, ChatRequest, Message, Sampling
 from curation.schemas import conform, empty_frame
 
@@ -183,7 +184,8 @@ async def run_calls(
     unique: dict[str, PlannedCall] = {}
     for call in calls:
         unique.setdefault(call.key, call)
-    hits = cache.get_many(unique)
+    version = reply_version(backend)  # simulated replies: keyed by the code too
+    hits = cache.get_many(unique, version=version)
     results: dict[str, CallResult] = {
         key: CallResult(unique[key].request, key, completion, cached=True)
         for key, completion in hits.items()
@@ -203,7 +205,7 @@ async def run_calls(
 
     async def one(call: PlannedCall) -> None:
         completion = await backend.complete(call.request)
-        cache.put(call.key, call.request, completion, namespace=backend.namespace)
+        cache.put(call.key, call.request, completion, namespace=backend.namespace, version=version)
         results[call.key] = CallResult(call.request, call.key, completion, cached=False)
         bar.update(1)
 

@@ -14,6 +14,7 @@ import polars as pl
 from curation.llm._cache import CompletionCache
 from curation.llm._client import OpenAIBackend
 from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
+from curation.llm._reply_version import reply_version
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,
@@ -88,11 +89,13 @@ def build_backend(
 async def cached_complete(
     backend: Backend, cache: CompletionCache, request: ChatRequest
 ) -> CallResult:
-    """One call through the cache: served from it if answered before, else asked and stored."""
+    """One call through the cache: served from it if answered before (by the same code,
+    for a simulated backend), else asked and stored."""
     key = request.key(backend.namespace)
-    hit = cache.get(key)
+    version = reply_version(backend)
+    hit = cache.get(key, version=version)
     if hit is not None:
         return CallResult(request, key, hit, cached=True)
     completion = await backend.complete(request)
-    cache.put(key, request, completion, namespace=backend.namespace)
+    cache.put(key, request, completion, namespace=backend.namespace, version=version)
     return CallResult(request, key, completion, cached=False)
