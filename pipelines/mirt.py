@@ -4,6 +4,12 @@ Reads data/responses/<b>.parquet for every benchmark, fits d = 1..d_max, chooses
 by held-out likelihood (BIC reported), rotates, and writes metrics/mirt.json,
 reports/mirt.md, plots/mirt/{loadings,models,selection}.png and
 data/mirt/loadings.parquet. Settings: ``params['mirt']`` (all optional).
+
+A project that cannot support a joint fit — one benchmark (or one with responses), a
+panel too small for ``min_models_per_item`` — is skipped: the same outputs, with the
+reason in metrics/mirt.json (schema ``skipped_stage``) and reports/mirt.md, so a small
+trial setup does not fail `dvc repro`. A pool listed in ``mirt.benchmarks`` is fitted
+as listed, and fails loudly if it cannot be.
 """
 
 from __future__ import annotations
@@ -141,8 +147,8 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             ) from None
         models = set.union(*(set(t.get_column("model").to_list()) for t in tables.values()))
         return write_skipped(
-            f"{exc} ({len(models)} model(s) over {', '.join(tables)}; "
-            f"mirt.min_models_per_item: {s['min_models_per_item']})",
+            f"{exc}: {len(models)} model(s) over {', '.join(tables)}, "
+            f"mirt.min_models_per_item: {s['min_models_per_item']}",
             s["benchmarks"],
             skipped,
         )
