@@ -1,10 +1,5 @@
 """The completion cache: SQLite in WAL mode, content-addressed by request hash.
 
-A row's key is the request key (:meth:`ChatRequest.key`), or, for replies that code
-computes (the simulations), that key combined with the code's version
-(:func:`curation.llm._reply_version.reply_version`): after a simulator change a rerun
-misses and recomputes instead of serving what the old code wrote.
-
 Why SQLite/WAL: a row is one committed transaction, so a ``kill -9`` at any moment
 leaves either the whole answer or nothing (no torn files), and committed rows
 survive the process (WAL makes the commit durable against a crash of the process;
@@ -18,7 +13,6 @@ writer connection"), which keeps SQLite's locking simple and fast.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -42,13 +36,6 @@ CREATE TABLE IF NOT EXISTS completions (
 _CHUNK = 500
 
 
-def stored_key(key: str, version: str = "") -> str:
-    """The row key of request ``key`` answered by code ``version`` (``""``: the key)."""
-    if not version:
-        return key
-    return hashlib.sha256(f"{key}\x1f{version}".encode()).hexdigest()
-
-
 class CompletionCache:
     """Content-addressed store of completions; ``put`` commits immediately."""
 
@@ -70,27 +57,26 @@ class CompletionCache:
 
     # ---- reads -----------------------------------------------------------------------------
 
-    def get(self, key: str, *, version: str = "") -> Completion | None:
+    def get(self, key: str) -> Completion | None:
         with self._lock:
             row = self._conn.execute(
-                "SELECT completion FROM completions WHERE key = ?", (stored_key(key, version),)
+                "SELECT completion FROM completions WHERE key = ?", (key,)
             ).fetchone()
         return Completion.from_json(row[0]) if row else None
 
-    def get_many(self, keys: Iterable[str], *, version: str = "") -> dict[str, Completion]:
-        """The cached completions among ``keys``, by request key (one query per 500 keys)."""
-        of = {stored_key(k, version): k for k in dict.fromkeys(keys)}
-        stored = list(of)
+    def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
+        """The cached completions among ``keys`` (one query per 500 keys)."""
+        keys = list(dict.fromkeys(keys))
         found: dict[str, Completion] = {}
         with self._lock:
-            for i in range(0, len(stored), _CHUNK):
-                chunk = stored[i : i + _CHUNK]
+            for i in range(0, len(keys), _CHUNK):
+                chunk = keys[i : i + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = self._conn.execute(
                     f"SELECT key, completion FROM completions WHERE key IN ({marks})", chunk
                 ).fetchall()
                 for key, text in rows:
-                    found[of[key]] = Completion.from_json(text)
+                    found[key] = Completion.from_json(text)
         return found
 
     def __contains__(self, key: object) -> bool:
@@ -112,13 +98,7 @@ class CompletionCache:
     # ---- writes ----------------------------------------------------------------------------
 
     def put(
-        self,
-        key: str,
-        request: ChatRequest,
-        completion: Completion,
-        *,
-        namespace: str,
-        version: str = "",
+        self, key: str, request: ChatRequest, completion: Completion, *, namespace: str
     ) -> None:
         """Store one completion (committed on return). An existing row is kept as is."""
         req = json.dumps(
@@ -134,14 +114,7 @@ class CompletionCache:
         with self._lock:
             self._conn.execute(
                 "INSERT OR IGNORE INTO completions VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    stored_key(key, version),
-                    namespace,
-                    request.model_id,
-                    req,
-                    completion.to_json(),
-                    time.time(),
-                ),
+                (key, namespace, request.model_id, req, completion.to_json(), time.time()),
             )
 
     def close(self) -> None:

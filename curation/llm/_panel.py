@@ -29,7 +29,7 @@ from curation.llm._config import (
     render_prompt,
     template_id_for,
 )
-from curation.llm._reply_version import reply_version
+from curation.llm._reply_version import reply_version, stored_key
 from curation.llm._types import Backend, CallResult, ChatRequest, Message, Sampling
 from curation.schemas import conform, empty_frame
 
@@ -185,7 +185,9 @@ async def run_calls(
     for call in calls:
         unique.setdefault(call.key, call)
     version = reply_version(backend)  # simulated replies: keyed by the code too
-    hits = cache.get_many(unique, version=version)
+    row_key = {key: stored_key(key, version) for key in unique}
+    found = cache.get_many(row_key.values())
+    hits = {key: found[row] for key, row in row_key.items() if row in found}
     results: dict[str, CallResult] = {
         key: CallResult(unique[key].request, key, completion, cached=True)
         for key, completion in hits.items()
@@ -205,7 +207,7 @@ async def run_calls(
 
     async def one(call: PlannedCall) -> None:
         completion = await backend.complete(call.request)
-        cache.put(call.key, call.request, completion, namespace=backend.namespace, version=version)
+        cache.put(row_key[call.key], call.request, completion, namespace=backend.namespace)
         results[call.key] = CallResult(call.request, call.key, completion, cached=False)
         bar.update(1)
 

@@ -63,3 +63,12 @@ def reply_version(backend: object, *, root: Path = PACKAGE_ROOT) -> str:
     for path in _outside_sources(type(backend), root):
         h.update(path.read_bytes())
     return "code:" + h.hexdigest()[:16]
+
+
+def stored_key(key: str, version: str = "") -> str:
+    """The cache row of request ``key`` answered by code ``version``: the request key
+    itself for a real endpoint (``""``: caches written before versions existed still
+    hit), else a hash of both. The request key recorded in outputs stays the request's."""
+    if not version:
+        return key
+    return hashlib.sha256(f"{key}\x1f{version}".encode()).hexdigest()

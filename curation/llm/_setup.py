@@ -14,7 +14,7 @@ import polars as pl
 from curation.llm._cache import CompletionCache
 from curation.llm._client import OpenAIBackend
 from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
-from curation.llm._reply_version import reply_version
+from curation.llm._reply_version import reply_version, stored_key
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,
@@ -92,10 +92,10 @@ async def cached_complete(
     """One call through the cache: served from it if answered before (by the same code,
     for a simulated backend), else asked and stored."""
     key = request.key(backend.namespace)
-    version = reply_version(backend)
-    hit = cache.get(key, version=version)
+    row = stored_key(key, reply_version(backend))
+    hit = cache.get(row)
     if hit is not None:
         return CallResult(request, key, hit, cached=True)
     completion = await backend.complete(request)
-    cache.put(key, request, completion, namespace=backend.namespace, version=version)
+    cache.put(row, request, completion, namespace=backend.namespace)
     return CallResult(request, key, completion, cached=False)

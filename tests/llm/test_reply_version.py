@@ -23,8 +23,7 @@ from curation.llm import (
     cached_complete,
     run_calls,
 )
-from curation.llm._cache import stored_key
-from curation.llm._reply_version import PACKAGE_ROOT, reply_version, source_digest
+from curation.llm._reply_version import PACKAGE_ROOT, reply_version, source_digest, stored_key
 
 
 def _backend() -> SimulatedBackend:
@@ -121,16 +120,16 @@ def test_real_replies_are_keyed_by_the_request_alone(tmp_path: Path):
         assert list(cache.keys()) == [key]  # caches written before this change still hit
 
 
-def test_cache_rows_of_two_versions_live_side_by_side(tmp_path: Path):
+def test_rows_of_two_code_versions_live_side_by_side(tmp_path: Path):
     req = _request()
     key = req.key("simulated:x")
+    one, two = stored_key(key, "code:1"), stored_key(key, "code:2")
+    assert len({key, one, two}) == 3 and len(one) == 64
     with CompletionCache(tmp_path / "c.sqlite") as cache:
-        cache.put(key, req, Completion("a"), namespace="simulated:x", version="code:1")
-        cache.put(key, req, Completion("b"), namespace="simulated:x", version="code:2")
-        assert cache.get(key, version="code:1") == Completion("a")
-        assert cache.get(key, version="code:2") == Completion("b")
-        assert cache.get(key) is None and cache.get(key, version="code:3") is None
-        assert cache.get_many([key, "0" * 64], version="code:2") == {key: Completion("b")}
+        cache.put(one, req, Completion("a"), namespace="simulated:x")
+        cache.put(two, req, Completion("b"), namespace="simulated:x")
+        assert cache.get(one) == Completion("a") and cache.get(two) == Completion("b")
+        assert cache.get(key) is None and cache.get(stored_key(key, "code:3")) is None
 
 
 def test_the_digest_follows_every_source_file(tmp_path: Path):
