@@ -8,9 +8,14 @@ invariant 2). Design choices, each for a measured or stated reason:
 * A semaphore per endpoint (base URL) bounds concurrent requests; it is held only
   during an attempt, never while backing off, so one struggling call does not
   starve the others.
-* Several HTTP clients per endpoint (one per ``clients_per_connections`` slots):
-  httpx scans its whole connection pool on every request, and at 64 connections
-  that scan cost more CPU than the request itself.
+* The SDK's aiohttp transport (``openai.DefaultAioHttpClient``, the ``openai[aiohttp]``
+  extra) by default, one keep-alive client per endpoint: against a 50 ms server at
+  64 concurrent calls it spent ~40% less client CPU per request than the default
+  httpx transport (httpcore's pool bookkeeping, h11 and anyio were a third of the
+  request's cost; see benchmarks/bench_llm.py). ``LLMSettings.http_transport = "httpx"`` keeps
+  the SDK's default transport, with several clients per endpoint (one per
+  ``clients_per_connections`` slots): httpcore scans its whole connection pool on
+  every request, and at 64 connections that scan cost more than the request itself.
 * Non-streamed calls go through ``client.post("/chat/completions", cast_to=object)``
   (the SDK's documented route for raw requests) rather than
   ``chat.completions.create``: the typed path spent ~40% more CPU per call on
@@ -173,15 +178,10 @@ class OpenAIBackend:
                 endpoints[url] = _Endpoint(redact_url(url), asyncio.Semaphore(limit), limit)
         clients: dict[tuple[str, str], list[openai.AsyncOpenAI]] = {}
         self._routes: dict[str, _Route] = {}
-        timeout = openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
         for m, url, key in resolved:
             endpoint = endpoints[url]
             if (url, key) not in clients:
-                n = max(1, math.ceil(endpoint.limit / settings.clients_per_connections))
-                clients[url, key] = [
-                    openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
-                    for _ in range(n)
-                ]
+                clients[url, key] = _clients_for(url, key, endpoint.limit, settings)
             self._routes[m.name] = _Route(m, endpoint, clients[url, key], m.api_key_env)
         self._clients = [c for group in clients.values() for c in group]
 
@@ -245,7 +245,9 @@ class OpenAIBackend:
             if request.stream:
                 return await self._streamed(route, request, retries=retries)
             return await self._plain(route, request, retries=retries)
-        except openai.APITimeoutError:
+        except openai.APITimeoutError as exc:
+            if _dropped(exc):
+                raise _Retryable("connection", "connection dropped by the server") from None
             raise _Retryable("timeout", f"timed out after {self.settings.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
             raise _Retryable("connection", scrub(f"connection error: {exc}")) from None
@@ -348,6 +350,52 @@ class OpenAIBackend:
             served_model=served,
             backend="openai",
         )
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a "timeout" was really a dropped connection.
+
+    The SDK's aiohttp transport maps every aiohttp connection error, a server
+    closing or resetting the connection included, to a connect timeout; the cause
+    chain still says which it was.
+    """
+    seen: BaseException | None = exc
+    for _ in range(8):
+        seen = seen.__cause__ or seen.__context__ if seen is not None else None
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionError) or type(seen).__name__ in (
+            "ServerDisconnectedError",
+            "ClientOSError",
+        ):
+            return True
+    return False
+
+
+def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[openai.AsyncOpenAI]:
+    """The SDK clients serving one (endpoint, key): one on aiohttp, ``limit / k`` on httpx.
+
+    The aiohttp session inside is created lazily on the first request, so the
+    clients belong to the event loop that first uses them (build the backend in it).
+    """
+    # the pool timeout is a connect timeout: aiohttp counts opening a connection
+    # against it, and with the read timeout there (the SDK's default) a loaded machine
+    # timed requests out before they were sent
+    timeout = openai.Timeout(
+        settings.timeout_s, connect=settings.connect_timeout_s, pool=settings.connect_timeout_s
+    )
+    if settings.http_transport == "aiohttp":
+        http = openai.DefaultAioHttpClient(timeout=timeout)
+        return [
+            openai.AsyncOpenAI(
+                base_url=url, api_key=key, max_retries=0, timeout=timeout, http_client=http
+            )
+        ]
+    n = max(1, math.ceil(limit / settings.clients_per_connections))
+    return [
+        openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
+        for _ in range(n)
+    ]
 
 
 def _int_or_none(value: Any) -> int | None:

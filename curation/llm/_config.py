@@ -22,6 +22,7 @@ from curation.schemas import load_schema, validate_record
 BackendName = Literal["simulate", "openai"]
 """simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
 BACKENDS: tuple[BackendName, ...] = ("simulate", "openai")
+HttpTransport = Literal["aiohttp", "httpx"]
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "numeric-boxed": (
@@ -192,7 +193,12 @@ class LLMSettings:
     """Ask for usage in streamed answers (``stream_options.include_usage``)."""
     default_concurrency: int = 8
     clients_per_connections: int = 8
-    """One HTTP client per this many concurrent requests (keeps connection pools short)."""
+    """httpx transport only: one HTTP client per this many concurrent requests (keeps
+    httpcore's connection pools short)."""
+    http_transport: HttpTransport = "aiohttp"
+    """The SDK's HTTP transport: ``aiohttp`` (less client CPU per request, see
+    benchmarks/bench_llm.py) or ``httpx`` (the SDK's default; kept for comparison and
+    as a fallback, not a params.yaml key)."""
 
 
 def llm_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> LLMSettings:
