@@ -42,6 +42,7 @@ import openai
 
 from curation.errors import ConfigError, CurationError
 from curation.llm._config import LLMSettings, PanelModel
+from curation.llm._processes import ShardSpec
 from curation.llm._scrub import Secrets, redact_url
 from curation.llm._types import ChatRequest, Completion
 
@@ -75,6 +76,14 @@ class LLMCallError(CurationError):
         self.endpoint = endpoint
         self.attempts = attempts
         super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # keyword-only fields: pickled explicitly so a worker process can raise it here
+        return (_call_error, (str(self), self.model, self.endpoint, self.attempts))
+
+
+def _call_error(message: str, model: str, endpoint: str, attempts: int) -> LLMCallError:
+    return LLMCallError(message, model=model, endpoint=endpoint, attempts=attempts)
 
 
 class _Retryable(Exception):
@@ -146,6 +155,13 @@ class OpenAIBackend:
     ) -> None:
         env = os.environ if environ is None else environ
         self.settings = settings
+        self._models = tuple(models)
+        self._environ = {
+            name: env[name]
+            for m in models
+            for name in (m.base_url_env, m.api_key_env)
+            if name in env
+        }
         self.secrets = Secrets()
         self._rng = rng or random.Random()
         resolved: list[tuple[PanelModel, str, str]] = []
@@ -188,6 +204,21 @@ class OpenAIBackend:
     @property
     def namespace(self) -> str:
         return "openai"
+
+    @property
+    def processes(self) -> int:
+        """Worker processes to answer through (``LLMSettings.processes``)."""
+        return self.settings.processes
+
+    def shard_spec(self, cache_path: str) -> ShardSpec:
+        """What worker processes need to rebuild this backend (see ``_processes``)."""
+        return ShardSpec(
+            models=self._models,
+            settings=self.settings,
+            environ=self._environ,
+            limits={name: route.endpoint.limit for name, route in self._routes.items()},
+            cache_path=cache_path,
+        )
 
     def endpoint_of(self, model: str) -> str:
         """The (redacted) base URL a panel model is served from."""

@@ -199,6 +199,10 @@ class LLMSettings:
     """The SDK's HTTP transport: ``aiohttp`` (less client CPU per request, see
     benchmarks/bench_llm.py) or ``httpx`` (the SDK's default; kept for comparison and
     as a fallback, not a params.yaml key)."""
+    processes: int = 1
+    """Worker processes answering the calls (each with a share of every endpoint's
+    concurrency, all writing to the one cache); > 1 lifts the one-core ceiling of
+    the SDK's per-request CPU (curation/llm/_processes.py)."""
 
 
 def llm_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> LLMSettings:

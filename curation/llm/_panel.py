@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,6 +176,7 @@ async def run_calls(
     *,
     progress: bool = True,
     desc: str = "collect",
+    on_commit: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, CallResult], RunStats]:
     """Answer every call: cache first, then the backend, committing each answer at once.
 
@@ -187,6 +188,10 @@ async def run_calls(
     back in waves; measured here, a one-row commit blocks the loop ~160 us, a row
     in a batch of 64 ~90 us). The first call that fails for good cancels the others and is
     raised; what returned before is in the cache for the rerun.
+
+    A backend whose settings ask for ``processes`` > 1 answers through that many
+    worker processes sharing the cache (:mod:`curation.llm._processes`); the answers
+    are then read back from the cache. ``on_commit(k)`` is told each committed batch.
     """
     from tqdm.auto import tqdm
 
@@ -211,6 +216,21 @@ async def run_calls(
         dynamic_ncols=True,
     )
 
+    spec = getattr(backend, "shard_spec", None)
+    processes = min(getattr(backend, "processes", 1), len(todo) // 4)
+    if spec is not None and processes > 1:
+        try:
+            await _in_processes(todo, spec(str(cache.path)), processes, bar)
+        finally:
+            bar.close()
+        got = cache.get_many(call.key for call in todo)
+        missing = [call for call in todo if call.key not in got]
+        if missing:
+            raise RuntimeError(f"{len(missing)} answers missing after the worker processes")
+        for call in todo:
+            results[call.key] = CallResult(call.request, call.key, got[call.key], cached=False)
+        return results, RunStats(requests=len(todo), cache_hits=len(hits))
+
     answered: list[tuple[PlannedCall, Completion]] = []
     """Answers returned but not yet committed (lost on a crash, like calls in flight)."""
 
@@ -225,6 +245,8 @@ async def run_calls(
         for call, completion in batch:
             results[call.key] = CallResult(call.request, call.key, completion, cached=False)
         bar.update(len(batch))
+        if on_commit is not None:
+            on_commit(len(batch))
 
     async def one(call: PlannedCall) -> None:
         completion = await backend.complete(call.request)
@@ -258,6 +280,19 @@ async def run_calls(
             commit()  # answers that returned before a failure are kept for the rerun
         bar.close()
     return results, RunStats(requests=len(todo), cache_hits=len(hits))
+
+
+async def _in_processes(todo: list[PlannedCall], spec: Any, n: int, bar: Any) -> None:
+    import threading
+
+    from curation.llm._processes import run_shards
+
+    stop = threading.Event()
+    try:
+        await asyncio.to_thread(run_shards, spec, todo, n, on_progress=bar.update, stop=stop)
+    except BaseException:
+        stop.set()  # cancelled: the thread stops the children
+        raise
 
 
 def grade_calls(
