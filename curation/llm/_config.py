@@ -225,9 +225,12 @@ def llm_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml")
         send_seed=_opt(section, "send_seed", where, True, bool),
         stream_usage=_opt(section, "stream_usage", where, True, bool),
         default_concurrency=_opt(section, "default_concurrency", where, 8, int),
+        processes=_opt(section, "processes", where, 1, int),
     )
     if settings.timeout_s <= 0:
         raise ConfigError(f"{where}.timeout_s: must be positive")
+    if settings.processes < 1:
+        raise ConfigError(f"{where}.processes: must be 1 or more")
     return settings
 
 
