@@ -383,6 +383,69 @@ class OpenAIBackend:
         )
 
 
+async def sdk_cpu_ms_per_call(n: int = 1000) -> float:
+    """Client CPU ms the SDK alone spends on one non-streamed call, with no network.
+
+    The same ``post`` as :meth:`OpenAIBackend._plain`, answered by an in-memory
+    transport: request options, header merging, URL joining, the httpx client
+    layers and response wrapping, i.e. the floor that no transport or cache change
+    can remove from a request (reported by benchmarks/bench_llm.py).
+    """
+    import resource
+
+    try:
+        import httpx2 as http
+    except ImportError:  # an SDK before 3.x, on httpx
+        import httpx as http  # type: ignore[no-redef]
+
+    reply = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "4"},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10},
+        }
+    ).encode()
+
+    def answer(request: Any) -> Any:
+        return http.Response(200, content=reply, headers={"content-type": "application/json"})
+
+    client = openai.AsyncOpenAI(
+        base_url="http://127.0.0.1:9/v1",
+        api_key="none",
+        max_retries=0,
+        http_client=http.AsyncClient(transport=http.MockTransport(answer)),
+    )
+    body = {"model": "m", "messages": [{"role": "user", "content": "2 + 2?"}], "max_tokens": 16}
+
+    async def calls(k: int) -> None:
+        for _ in range(k):
+            await client.post(
+                "/chat/completions",
+                body=body,
+                cast_to=object,
+                options={"headers": {SAMPLE_HEADER: "0"}},
+            )
+
+    try:
+        await calls(min(n, 100))  # warm-up
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = usage.ru_utime + usage.ru_stime
+        await calls(n)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return (usage.ru_utime + usage.ru_stime - t0) / n * 1e3
+    finally:
+        await client.close()
+
+
 def _dropped(exc: BaseException) -> bool:
     """Whether a "timeout" was really a dropped connection.
 
