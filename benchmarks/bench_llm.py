@@ -1,26 +1,37 @@
 """Throughput of the LLM layer against a local OpenAI-compatible server, and a cached rerun.
 
-    .venv/bin/python benchmarks/bench_llm.py [--latency 0.05] [--rounds 30] [--conc 4 16 64]
+    nice .venv/bin/python benchmarks/bench_llm.py [--latency 0.05] [--rounds 20]
+        [--repeats 3] [--conc 4 16 64] [--no-stage]
 
 The fake server (tests/llm/fake_openai_server.py) runs in its own process with a
 fixed latency L per request, so the client's work is measured, not the server's
-share of the GIL. For each concurrency C the real code path runs — OpenAIBackend
-(openai.AsyncOpenAI, retries, semaphore), the SQLite cache committing every answer,
-``run_calls`` scheduling — over C x rounds distinct requests:
+share of the GIL. For each concurrency C, four clients send C x rounds distinct
+requests each, interleaved and repeated (``--repeats``, medians), in one run:
 
-* throughput = requests / wall seconds, against the ideal C / L (goal >= 80%);
-* the same calls again: requests the server saw (must be 0) and seconds;
-* the collect stage end to end on the bundled gsm8k items with the simulated panel
-  (6 models x 4 trials), first run and fully cached rerun (``--no-stage`` skips it).
+* ``layer/aiohttp``: the real path — OpenAIBackend on openai.AsyncOpenAI with the
+  SDK's aiohttp transport (the default), retries, semaphore, the SQLite cache
+  committing every answer before it counts, ``run_calls`` scheduling;
+* ``layer/aiohttp x2 proc``: the same with ``llm.processes: 2`` (two worker
+  processes, each half of the concurrency, one shared cache);
+* ``layer/httpx``: the same layer on the SDK's default httpx transport;
+* ``raw asyncio``: C keep-alive sockets, one write per request, no SDK or cache —
+  what the server and the machine allow in the same run.
 
-Reading the table: the openai SDK + httpx spend ~1.2-2 ms of client CPU per request
-(request building, three URL parses, header models, h11, anyio; the layer's own
-cache commit, grading and bookkeeping add ~0.1 ms). All C requests of a round come
-back together after L and are then processed one after another, so a round lasts
-about L + C x CPU: with L = 50 ms that keeps C = 4 and 16 near the goal, but at
-C = 64 a round needs ~100+ ms of CPU on one core, which caps one process at a few
-hundred req/s whatever the server does. A raw asyncio client (one write per
-request, ~0.1 ms CPU) reaches ~85% at C = 64 against the same server.
+Each row gives req/s, the share of the bound C / L, and client CPU ms per request;
+then a cached rerun (must make 0 requests) and the SDK's own CPU per call with no
+network (``sdk_cpu_ms_per_call``: in-memory transport). ``--no-stage`` skips the
+collect stage end to end on the bundled gsm8k items (simulated panel).
+
+Reading the table: every request costs the openai SDK ~0.9-1.1 ms of CPU before
+any byte is sent or after it arrives (pydantic request options, header merging,
+URL joining, httpx client layers, response wrapping); the aiohttp transport, the
+event loop and the layer add ~0.5-1.3 ms more (the httpx transport ~1.5-2.5 ms:
+httpcore's pool bookkeeping, h11 and anyio). All C requests of a round come back
+together after L and are processed one after another, so one process cannot pass
+1000 / (CPU ms per request) req/s: with L = 50 ms, C = 64 needs 1024 req/s for
+80% of the bound, i.e. < 1 ms per request in total, which the SDK alone uses up.
+``llm.processes`` spreads that CPU over cores, which pays only when cores are
+free: on the 2 shared cores of the development machine they rarely were.
 """
 
 from __future__ import annotations
