@@ -127,6 +127,7 @@ def run_shards(
     stopping the others; stops them all when ``stop`` is set (the caller was
     cancelled).
     """
+    n = max(1, min(n, *spec.limits.values()))  # every child needs at least one slot
     ctx = _context()
     shards = [list(calls[k::n]) for k in range(n)]
     procs: list[Any] = []

@@ -104,6 +104,18 @@ def test_two_processes_answer_every_call_once_through_faults(tmp_path, server_fa
     assert sum(server.snapshot().requests.values()) == attempts
 
 
+def test_more_processes_than_slots_still_answers_everything(tmp_path, server_factory):
+    items = make_items(12)
+    server = server_factory(items)
+    env = {BASE_URL_ENV: server.base_url, API_KEY_ENV: API_KEY}
+    params = _params(panel(["weak"], trials=1, concurrency=1))
+    result = _collect(items, params, tmp_path / "cache.sqlite", env, processes=3)
+    assert result.stats.requests == 12
+    assert set(result.responses.select("model", "item", "n_trials", "n_correct").iter_rows()) == (
+        expected_cells(items, ["weak"], 1)
+    )
+
+
 def test_a_fatal_error_in_a_worker_is_raised_and_stops_the_rest(tmp_path, server_factory):
     items = make_items(40)
     server = server_factory(items)
