@@ -479,7 +479,12 @@ def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[
         settings.timeout_s, connect=settings.connect_timeout_s, pool=settings.connect_timeout_s
     )
     if settings.http_transport == "aiohttp":
-        http = openai.DefaultAioHttpClient(timeout=timeout)
+        try:
+            http = openai.DefaultAioHttpClient(timeout=timeout)
+        except RuntimeError as exc:  # the SDK without its aiohttp extra
+            raise ConfigError(
+                f"{exc}: pip install 'openai[aiohttp]' (a dependency of benchcurate)"
+            ) from None
         return [
             openai.AsyncOpenAI(
                 base_url=url, api_key=key, max_retries=0, timeout=timeout, http_client=http
