@@ -10,7 +10,7 @@ invariant 2). Design choices, each for a measured or stated reason:
   starve the others.
 * The SDK's aiohttp transport (``openai.DefaultAioHttpClient``, the ``openai[aiohttp]``
   extra) by default, one keep-alive client per endpoint: against a 50 ms server at
-  64 concurrent calls it spent ~40% less client CPU per request than the default
+  64 concurrent calls it spent 30-50% less client CPU per request than the default
   httpx transport (httpcore's pool bookkeeping, h11 and anyio were a third of the
   request's cost; see benchmarks/bench_llm.py). ``LLMSettings.http_transport = "httpx"`` keeps
   the SDK's default transport, with several clients per endpoint (one per
