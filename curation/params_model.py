@@ -325,6 +325,8 @@ class LLMSettings(Section):
     send_seed: bool = True
     stream_usage: bool = True
     default_concurrency: PositiveInt = 8
+    processes: PositiveInt = 1
+    """Worker processes answering calls (each a share of every endpoint's concurrency)."""
 
 
 class AdaptiveSettings(Section):
