@@ -3,10 +3,13 @@
 For each target (SPEC §4), BenchFill runs rounds: the ``parents`` memory entries
 closest to z* are each rewritten ``children`` times with the reference list; every
 child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
-panel with adaptive trials and calibrated online; calibrated children join the
-memory (and so become parents and references of the next round). The search for a
-target stops at the first round with a child on target, or after
-``rounds``; the calibrated child closest to z* is inserted (ties: smaller SE).
+panel with adaptive trials (screening) and calibrated online; the round's finalists
+are then re-measured with fresh trials until the best is known to be within the
+tolerance (:func:`refine`, ``fill.refine``); calibrated children join the memory (and
+so become parents and references of the next round). The search for a target stops at
+the first round with a child on target, or within the tolerance with its whole trial
+budget spent, or after ``rounds``; the child with the smallest expected squared
+deviation from z* is inserted after a confirmation with fresh trials.
 
 The baseline gets, per insertion, exactly as many rewriter calls as BenchFill spent
 on its insertion of the same rank: parents drawn uniformly from the benchmark, no
@@ -759,7 +762,8 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
 
     The search picks the child whose estimate looks closest to z*, so that estimate is
     biased towards z* (a winner's curse). The confirmation asks for sample indices the
-    search never used (from ``adaptive.max_trials`` on), so its estimate is independent
+    search never used (from ``adaptive.max_trials + refine.max_trials`` on: past the
+    screening's and the refinement's), so its estimate is independent
     of the selection; it becomes the record's b, SE, z and counts (what every later
     stage reads), and the selection's measurement moves to ``lineage.selection``.
     """

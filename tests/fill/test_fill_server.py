@@ -165,6 +165,7 @@ _SEARCH = {
     "children": 2,
     "tolerance": 0.0,  # never on target: every round of every insertion runs
     "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 6, "se_accept": 0.01},
+    "refine": {"finalists": 2, "batch": 2, "max_trials": 4, "screen_trials": 4},  # resumed too
 }
 
 
