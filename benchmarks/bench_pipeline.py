@@ -1,31 +1,39 @@
 """The default pipeline as a user meets it (issue 20): first `dvc repro` and a no-op one.
 
     .venv/bin/python benchmarks/bench_pipeline.py [--rev REV] [--noop-repeats N]
-        [--stages gaps,annotate@gsm8k --before REV --repeats N] [--keep DIR]
+        [--stages gaps,annotate@gsm8k --before REV --repeats N] [--keep DIR | --reuse DIR]
+        [--only repro,noop,imports,stages]
 
-What it does, in a scratch directory (nothing in this checkout is touched):
+What it prints, working in a scratch clone (nothing in this checkout is touched):
 
-1. ``git clone`` this repository and check out ``--rev`` (default ``HEAD``: commit first,
-   uncommitted edits are not measured); the clone has no DVC cache, no run cache and no
-   outputs, exactly like a user's fresh clone. Offline: ``HF_HUB_OFFLINE=1``,
-   ``DVC_NO_ANALYTICS=1``, ``PYTHONPATH`` = the clone.
-2. ``dvc repro`` (plain: stages whose outputs are all in git are skipped, as for a user;
-   ``--force`` runs every stage). Printed: total wall, CPU of every process DVC started
+1. ``git clone`` of this repository at ``--rev`` (default ``HEAD``: commit first,
+   uncommitted edits are not measured): no DVC cache, no run cache, no outputs, exactly a
+   user's fresh clone. Offline: ``HF_HUB_OFFLINE=1``, ``DVC_NO_ANALYTICS=1``,
+   ``PYTHONPATH`` = the clone.
+2. ``dvc repro`` there (plain: stages whose outputs are all in git are skipped, as for a
+   user; ``--force`` runs every stage): total wall, CPU of every process DVC started
    (user + system from the children's rusage: DVC waits for each stage, so the stage's
-   own children count too), peak RSS of the largest process, and per-stage wall — the time
-   from DVC's "Running stage" line to the next stage's (so it includes DVC hashing and
-   caching that stage's outputs) — summed per stage name as well.
-3. no-op ``dvc repro`` vs ``dvc status`` alone, interleaved, ``--noop-repeats`` times:
-   medians of wall and CPU.
-4. whether ``dvc.lock`` after the run is byte-identical to the committed one.
-5. with ``--stages`` and ``--before REV``: each named stage's command run in the same
-   clone with the code of ``REV`` (``git archive``) and of ``--rev``, interleaved
-   ``--repeats`` times (wall/CPU medians), and whether their outputs' hashes agree.
+   own children count too), peak RSS of the largest process, per-stage wall — from DVC's
+   "Running stage" line to the next stage's, so it includes DVC hashing and caching that
+   stage's outputs — and the same summed per stage name; whether ``dvc.lock`` came out
+   byte-identical to the committed one.
+3. no-op ``dvc repro`` vs ``dvc status`` alone, interleaved ``--noop-repeats`` times
+   (medians), beside ``python -c 'import dvc.repo'``.
+4. the import cost of each stage process (``import pipelines.<stage>``, CPU, fresh
+   processes), times the number of processes a full run starts.
+5. with ``--stages`` and ``--before REV``: each named stage's command run in the clone
+   with the code of ``REV`` and of ``--rev`` (both exported with ``git archive``),
+   interleaved ``--repeats`` times (wall/CPU medians), and how far the outputs moved
+   (identical files, else the largest change of any number in the JSON outputs).
+
+``--keep DIR`` keeps the clone; ``--reuse DIR`` starts from such a clone (skips 1–2).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import resource
@@ -108,13 +116,10 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
     print(line, flush=True)
 
 
-def clone(rev: str, dest: Path) -> str:
-    sha = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", rev], check=True, capture_output=True, text=True
-    ).stdout.strip()
+def clone(rev: str, dest: Path) -> None:
+    """A fresh clone at ``rev``: no DVC cache, run cache or outputs."""
     subprocess.run(["git", "clone", "-q", str(REPO), str(dest)], check=True)
-    subprocess.run(["git", "-C", str(dest), "checkout", "-q", "--detach", sha], check=True)
-    return sha
+    subprocess.run(["git", "-C", str(dest), "checkout", "-q", "--detach", rev], check=True)
 
 
 def export(rev: str, dest: Path) -> Path:
@@ -199,37 +204,114 @@ def stage_cmds(work: Path, names: list[str]) -> dict[str, str]:
     return out
 
 
-def output_hashes(work: Path) -> str:
-    """DVC's view of what changed: `dvc status` text (empty when every out matches)."""
-    r = run(["dvc", "status", "--json"], work, env_for(work))
-    return "\n".join(t for _, t in r.lines)
+def stage_outs(work: Path, name: str) -> list[Path]:
+    """The files of a stage's ``outs`` (and ``metrics``), folders expanded."""
+    base, _, key = name.partition("@")
+    spec = yaml.safe_load((work / "dvc.yaml").read_text())["stages"][base]
+    spec = spec["do"] if "foreach" in spec else spec
+    out = []
+    for entry in [*spec.get("outs", []), *spec.get("metrics", [])]:
+        rel = next(iter(entry)) if isinstance(entry, dict) else entry
+        path = work / rel.replace("${key}", key)
+        out += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return out
 
 
-def bench_stages(work: Path, names: list[str], before: Path, repeats: int) -> None:
+def _numbers(x: object, prefix: str = "") -> dict[str, float]:
+    if isinstance(x, dict):
+        return {k: v for key, val in x.items() for k, v in _numbers(val, f"{prefix}/{key}").items()}
+    if isinstance(x, list):
+        return {k: v for i, val in enumerate(x) for k, v in _numbers(val, f"{prefix}/{i}").items()}
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        return {prefix: float(x)}
+    return {}
+
+
+def snapshot(files: list[Path]) -> dict[Path, tuple[str, dict[str, float]]]:
+    """sha256 of each file, and the numbers of the JSON ones (to say how far they moved)."""
+    out = {}
+    for f in files:
+        data = f.read_bytes()
+        nums = _numbers(json.loads(data)) if f.suffix == ".json" else {}
+        out[f] = (hashlib.sha256(data).hexdigest(), nums)
+    return out
+
+
+def compare(
+    a: dict[Path, tuple[str, dict[str, float]]], b: dict[Path, tuple[str, dict[str, float]]]
+) -> str:
+    """Which outputs differ between two runs; for JSON, the largest change of any number."""
+    diff = [f for f in a if a[f][0] != b.get(f, ("", {}))[0]]
+    if not diff:
+        return "identical"
+    notes = []
+    for f in diff:
+        na, nb = a[f][1], b[f][1]
+        if na and na.keys() == nb.keys():
+            key = max(na, key=lambda k: abs(na[k] - nb[k]))
+            notes.append(f"{f.name}: max |change| {abs(na[key] - nb[key]):.1e} ({key})")
+        elif f.suffix not in (".png", ".svg"):
+            notes.append(f.name)
+    figs = sum(1 for f in diff if f.suffix in (".png", ".svg"))
+    return "; ".join(notes + ([f"{figs} figure file(s) differ"] if figs else []))
+
+
+def bench_stages(work: Path, names: list[str], roots: dict[str, Path], repeats: int) -> None:
+    """Each stage's command run in ``work`` with the code of ``roots`` (before, now)."""
     cmds = stage_cmds(work, names)
-    roots = {"before": before, "now": work}
     rows = []
     for name, cmd in cmds.items():
         times: dict[str, list[Run]] = {k: [] for k in roots}
-        same: dict[str, str] = {}
+        snaps = {}
         for _ in range(repeats):
             for label, root in roots.items():
                 script, *rest = cmd.split()[1:]
                 argv = [sys.executable, str(root / script), *rest]
                 times[label].append(run(argv, work, env_for(root)))
-                same[label] = output_hashes(work)
+                snaps[label] = snapshot(stage_outs(work, name))
         med = {k: (statistics.median(r.wall for r in v), statistics.median(r.cpu for r in v))
                for k, v in times.items()}  # fmt: skip
         rows.append([
             name, f"{med['before'][0]:.1f} / {med['before'][1]:.1f}",
             f"{med['now'][0]:.1f} / {med['now'][1]:.1f}",
-            f"{med['before'][0] / med['now'][0]:.1f}x",
-            "yes" if "changed outs" not in same["now"] else "no (outputs differ from dvc.lock)",
+            f"{med['before'][1] / med['now'][1]:.2f}x",
+            compare(snaps["before"], snaps["now"]),
         ])  # fmt: skip
     print_table(
         f"stages before vs now, same clone and inputs: wall / CPU s, median of {repeats} "
         "(interleaved)",
-        ["stage", "before", "now", "speed-up (wall)", "now's outputs = dvc.lock"],
+        ["stage", "before", "now", "speed-up (CPU)", "outputs now vs before"],
+        rows,
+    )
+
+
+STAGE_MODULES = ("ingest", "responses", "check", "annotate", "gaps", "fill", "judge",
+                 "subsets", "build", "headline", "mirt")  # fmt: skip
+
+
+def bench_imports(work: Path, repeats: int) -> None:
+    """CPU of ``import pipelines.<stage>`` in a fresh process: paid once per stage run."""
+    env = env_for(work)
+    stages = yaml.safe_load((work / "dvc.yaml").read_text())["stages"]
+    n_bench = len(yaml.safe_load((work / "params.yaml").read_text())["benchmarks"])
+    rows, total = [], 0.0
+    for st in STAGE_MODULES:
+        cpu = statistics.median(
+            run([sys.executable, "-c", f"import pipelines.{st}"], work, env).cpu
+            for _ in range(repeats)
+        )
+        count = n_bench if "foreach" in stages[st] else 1
+        total += cpu * count
+        rows.append([st, f"{cpu:.2f}", str(count), f"{cpu * count:.1f}"])
+    floor = statistics.median(
+        run([sys.executable, "-c", "pass"], work, env).cpu for _ in range(repeats)
+    )
+    rows.append(["(python -c pass)", f"{floor:.2f}", "", ""])
+    rows.append(["total per `dvc repro -f`", "", "", f"{total:.1f}"])
+    print_table(
+        f"import cost per stage process: CPU s of `python -c 'import pipelines.<stage>'`, "
+        f"median of {repeats}",
+        ["stage", "import CPU s", "processes", "CPU s per run"],
         rows,
     )
 
@@ -239,50 +321,82 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rev", default="HEAD")
     ap.add_argument("--force", action="store_true", help="dvc repro -f (every stage)")
     ap.add_argument("--noop-repeats", type=int, default=5)
+    ap.add_argument("--import-repeats", type=int, default=3)
     ap.add_argument("--stages", default="", help="comma-separated stages to time vs --before")
     ap.add_argument("--before", default=None, help="git revision for --stages")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--keep", type=Path, default=None, help="keep the clone here")
+    ap.add_argument("--keep", type=Path, default=None, help="make (and keep) the clone here")
+    ap.add_argument(
+        "--reuse", type=Path, default=None,
+        help="a clone kept by an earlier run (its outputs in place): skip the clone and repro",
+    )  # fmt: skip
+    ap.add_argument("--only", default="repro,noop,imports,stages")
     args = ap.parse_args(argv)
+    only = set(args.only.split(","))
     tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     try:
-        work = args.keep or tmp / "clone"
-        sha = clone(args.rev, work)
+        work = args.reuse or args.keep or tmp / "clone"
+        sha = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", args.rev], check=True, capture_output=True,
+            text=True,
+        ).stdout.strip()  # fmt: skip
+        if args.reuse is None:
+            clone(sha, work)
         load = os.getloadavg()
         print(
             f"revision {sha[:12]} ({args.rev}); python {sys.version.split()[0]}; "
-            f"{os.cpu_count()} CPUs; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}",
+            f"{os.cpu_count()} CPUs; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
+            f"clone {work}",
             flush=True,
         )
-        r = bench_repro(work, args.force)
-        noop = bench_noop(work, args.noop_repeats)
-        lock_same = (
-            subprocess.run(
-                ["git", "-C", str(work), "diff", "--quiet", "--", "dvc.lock"], check=False
-            ).returncode
-            == 0
-        )
-        n = statistics.median(x.wall for x in noop["dvc repro (no-op)"])
-        s = statistics.median(x.wall for x in noop["dvc status"])
-        load = os.getloadavg()
-        print_table(
-            f"summary (revision {sha[:12]}; load average at the end {load[0]:.1f} {load[1]:.1f})",
-            ["what", "value"],
-            [
+        summary = []
+        if "repro" in only and args.reuse is None:
+            r = bench_repro(work, args.force)
+            lock_same = (
+                subprocess.run(
+                    ["git", "-C", str(work), "diff", "--quiet", "--", "dvc.lock"], check=False
+                ).returncode
+                == 0
+            )
+            summary += [
                 ["first `dvc repro` wall", f"{r.wall:.0f} s"],
                 ["first `dvc repro` CPU (all processes)", f"{r.cpu:.0f} s"],
                 ["peak RSS (largest process)", f"{r.maxrss_mb / 1024:.2f} GB"],
-                ["no-op `dvc repro` wall (median)", f"{n:.1f} s"],
-                ["`dvc status` wall (median)", f"{s:.1f} s"],
                 ["dvc.lock identical to the committed one", "yes" if lock_same else "no"],
-            ],
-        )
-        if args.stages and args.before:
-            before = export(args.before, tmp / "before")
-            bench_stages(work, args.stages.split(","), before, args.repeats)
+            ]
+        if "noop" in only:
+            noop = bench_noop(work, args.noop_repeats)
+            n = statistics.median(x.wall for x in noop["dvc repro (no-op)"])
+            st = statistics.median(x.wall for x in noop["dvc status"])
+            summary += [
+                ["no-op `dvc repro` wall (median)", f"{n:.1f} s"],
+                ["`dvc status` wall (median)", f"{st:.1f} s"],
+            ]
+        if summary:
+            load = os.getloadavg()
+            print_table(
+                f"summary (revision {sha[:12]}; load average at the end {load[0]:.1f} "
+                f"{load[1]:.1f})",
+                ["what", "value"],
+                summary,
+            )
+        if "imports" in only:
+            bench_imports(export(args.rev, tmp / "now-imports"), args.import_repeats)
+        if "stages" in only and args.stages and args.before:
+            bench_stages(
+                work,
+                args.stages.split(","),
+                {
+                    "before": export(args.before, tmp / "before"),
+                    "now": export(args.rev, tmp / "now"),
+                },
+                args.repeats,
+            )
     finally:
-        if args.keep is None:
+        if args.keep is None and args.reuse is None:
             shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            shutil.rmtree(tmp / "before", ignore_errors=True)
     return 0
 
 
