@@ -39,7 +39,7 @@ def _eval(
     p = np.where(eta >= 0.0, inv, e * inv)
     np.log1p(e, out=e)
     e += np.maximum(eta, 0.0)  # softplus(η)
-    ll = float(np.sum(k * eta) - np.sum(n * e))
+    ll = float(np.vdot(k, eta) - np.vdot(n, e))  # dot products: no cell-sized temporaries
     prior = 0.5 * float(th @ th) / s.theta_sd**2 + 0.5 * float(b @ b) / s.b_sd**2
     return -ll + prior, p
 
