@@ -40,8 +40,9 @@ from typing import Any
 
 import openai
 
-from curation.errors import ConfigError, CurationError
+from curation.errors import ConfigError
 from curation.llm._config import LLMSettings, PanelModel
+from curation.llm._errors import LLMCallError
 from curation.llm._processes import ShardSpec
 from curation.llm._scrub import Secrets, redact_url
 from curation.llm._types import ChatRequest, Completion
@@ -66,24 +67,6 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 
 _TRANSPORT_ERRORS = _transport_errors()
-
-
-class LLMCallError(CurationError):
-    """A call failed for good: after the last retry, or with a non-retryable status."""
-
-    def __init__(self, message: str, *, model: str, endpoint: str, attempts: int) -> None:
-        self.model = model
-        self.endpoint = endpoint
-        self.attempts = attempts
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # keyword-only fields: pickled explicitly so a worker process can raise it here
-        return (_call_error, (str(self), self.model, self.endpoint, self.attempts))
-
-
-def _call_error(message: str, model: str, endpoint: str, attempts: int) -> LLMCallError:
-    return LLMCallError(message, model=model, endpoint=endpoint, attempts=attempts)
 
 
 class _Retryable(Exception):

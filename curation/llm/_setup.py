@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 import polars as pl
 
 from curation.llm._cache import CompletionCache
-from curation.llm._client import OpenAIBackend
 from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
 from curation.llm._reply_version import reply_version, stored_key
 from curation.llm._simulate import (
@@ -49,6 +48,8 @@ def backend_for(
     ``simulate()`` builds (the caller's seeded simulation, whose records say
     ``source = simulated``). Call it inside the event loop that will use it."""
     if name == "openai":
+        from curation.llm._client import OpenAIBackend  # the SDK only when it is used
+
         return OpenAIBackend(list(models), llm, environ=environ)
     if name == "simulate":
         return simulate()
