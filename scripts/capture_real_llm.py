@@ -145,26 +145,44 @@ async def _rewrites(
     return out
 
 
-async def _judged(params: dict[str, Any], items: list[dict[str, Any]], n: int) -> list[dict]:
-    settings = judge_settings(params)
-    llm = llm_settings(params)
+JUDGE_GROUPS: tuple[tuple[str, str], ...] = (
+    ("qwen2.5-coder-0.5b", "json_object"),
+    ("gemma3-270m", "json_object"),
+    ("smollm2-135m", "none"),
+    ("qwen2.5-coder-0.5b", "none"),
+)
+"""(panel model, judge.response_format) per group of candidates: the pipeline's setting
+(``json_object``, grammar-constrained by llama-server) and free text, where real
+messiness (prose, fences, cut-offs) shows."""
+
+
+async def _judged_group(
+    params: dict[str, Any], pairs: list[tuple[dict, dict]], model: Any, fmt: str
+) -> list[dict]:
+    local = dict(params)
+    local["judge"] = dict(params["judge"]) | {
+        "response_format": fmt,
+        "model": {
+            "name": "judge",
+            "model_id": model.model_id,
+            "base_url_env": model.base_url_env,
+            "api_key_env": model.api_key_env,
+            "temperature": 0.0,
+            "max_tokens": params["judge"]["model"].get("max_tokens", 256),
+            "concurrency": 2,
+        },
+    }
+    settings = judge_settings(local)
     calls: list[tuple[ChatRequest, Completion]] = []
-    judge = LLMJudge(settings, llm=llm)
+    judge = LLMJudge(settings, llm=llm_settings(local))
     judge._backend = Recorder(judge.backend(), calls)
-    pairs = []
-    for i, row in enumerate(items[:n]):
-        cand = dict(row) | {"candidate": f"c{i}", "change": "as the parent", "parent": row["item"]}
-        if i % 3 == 2 and row["answer_type"] == "numeric":
-            cand["answer"] = f"{row['answer']}1"  # a wrong reference, to see what it says
-        pairs.append((cand, row))
     async with judge:
         await judge.assess_many(pairs)
-    by_q = {p[0]["question"]: p[0] for p in pairs}
-    by_parent = {p[0]["candidate"]: p[1] for p in pairs}
+    by_q = {p[0]["question"]: p for p in pairs}
     out = []
     for request, c in calls:
         user = request.messages[1].content
-        cand = next((v for q, v in by_q.items() if q in user), None)
+        pair = next((v for q, v in by_q.items() if q in user), None)
         last = request.messages[-1].content
         step = (
             "judge_verdict"
@@ -175,17 +193,32 @@ async def _judged(params: dict[str, Any], items: list[dict[str, Any]], n: int) -
         )
         ctx = {
             "repair": last.startswith(REPAIR_MARK),
+            "response_format": fmt,
             "candidate": None
-            if cand is None
-            else {k: cand[k] for k in ("candidate", "question", "answer", "answer_type", "change")},
+            if pair is None
+            else {k: pair[0][k] for k in ("candidate", "question", "answer", "answer_type", "change")},
             "parent": None
-            if cand is None
-            else {
-                k: by_parent[cand["candidate"]][k] for k in ("question", "answer", "answer_type")
-            },
+            if pair is None
+            else {k: pair[1][k] for k in ("question", "answer", "answer_type")},
         }
         out.append(_record(step, request, c, ctx))
+    print(f"judge {model.name} {fmt}: {len(pairs)} candidates, {len(out)} calls", flush=True)
     return out
+
+
+async def _judged(params: dict[str, Any], items: list[dict[str, Any]], n: int) -> list[dict]:
+    models = {m.name: m for m in panel_models(params)}
+    groups = [(models[name], fmt) for name, fmt in JUDGE_GROUPS if name in models]
+    pairs: list[list[tuple[dict, dict]]] = [[] for _ in groups]
+    for i, row in enumerate(items[:n]):
+        cand = dict(row) | {"candidate": f"c{i}", "change": "as the parent", "parent": row["item"]}
+        if i % 3 == 2 and row["answer_type"] == "numeric":
+            cand["answer"] = f"{row['answer']}1"  # a wrong reference, to see what it says
+        pairs[i % len(groups)].append((cand, row))
+    done = await asyncio.gather(
+        *(_judged_group(params, p, m, fmt) for (m, fmt), p in zip(groups, pairs, strict=True))
+    )
+    return [r for group in done for r in group]
 
 
 def main() -> int:
@@ -207,13 +240,13 @@ def main() -> int:
     llm = llm_settings(local)
     if args.judged:
         recs = asyncio.run(_judged(local, items, args.judged))
-        with open(out / "judge.jsonl", "a", encoding="utf-8") as fh:
+        with open(out / "judge.jsonl", "w", encoding="utf-8") as fh:
             for r in recs:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
         print(f"judge: {len(recs)} outputs -> {out / 'judge.jsonl'}")
     if args.rewrites:
         recs = asyncio.run(_rewrites(items, models, llm, args.rewrites))
-        with open(out / "rewriter.jsonl", "a", encoding="utf-8") as fh:
+        with open(out / "rewriter.jsonl", "w", encoding="utf-8") as fh:
             for r in recs:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
         print(f"rewriter: {len(recs)} outputs -> {out / 'rewriter.jsonl'}")
