@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import hashlib
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -82,14 +84,46 @@ def _record(kind: str, request: ChatRequest, c: Completion, context: dict[str, A
     }
 
 
+_PROBLEM = re.compile(r"<problem>\n(.*?)\n</problem>", re.S)
+
+
+def trim(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without its prompt text (rebuilt by the code from the context), keeping
+    what the parsers and the replay need: reply, finish_reason, context, and a prompt hash.
+    A rewriter record gets its parent's question from the prompt."""
+    request = record["request"]
+    messages = request.pop("messages", None)
+    if messages is None:
+        return record  # trimmed already
+    blob = json.dumps(messages, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    request["n_messages"] = len(messages)
+    request["prompt_sha256"] = hashlib.sha256(blob).hexdigest()
+    if record["kind"] == "rewriter" and "parent_question" not in record["context"]:
+        found = _PROBLEM.search(messages[-1]["content"])
+        record["context"]["parent_question"] = found.group(1) if found else None
+    return record
+
+
+def _trim_files(folder: Path) -> None:
+    for name in ("rewriter.jsonl", "judge.jsonl"):
+        path = folder / name
+        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        path.write_text(
+            "".join(json.dumps(trim(r), ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+        print(f"{path}: {len(rows)} records, {path.stat().st_size} bytes")
+
+
 def _items(params: dict[str, Any], benchmark: str) -> list[dict[str, Any]]:
     spec = benchmark_spec(params, benchmark)
     return list(ingest_benchmark(spec).iter_rows(named=True))
 
 
 async def _rewrites(
-    items: list[dict[str, Any]], models: list[Any], llm: LLMSettings, n: int
+    items: list[dict[str, Any]], models: list[Any], llm: LLMSettings, n: int, sink: Path
 ) -> list[dict]:
+    """``n`` rewrites, model by turn; each record is appended to ``sink`` as it arrives
+    (a slow capture that is stopped keeps what it has)."""
     prompts = load_prompts()
     backend = OpenAIBackend(models, llm)
     gate = asyncio.Semaphore(2 * len(models))
@@ -134,6 +168,8 @@ async def _rewrites(
             c = await backend.complete(request)
         ctx = {"answer_type": row["answer_type"], "parent_answer": row["answer"]}
         out.append(_record("rewriter", request, c, ctx))
+        with open(sink, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(trim(dict(out[-1])), ensure_ascii=False) + "\n")
         print(
             f"rewrite {len(out)}/{n} {model.name} {c.finish_reason} {c.latency_s:.0f}s", flush=True
         )
@@ -196,7 +232,9 @@ async def _judged_group(
             "response_format": fmt,
             "candidate": None
             if pair is None
-            else {k: pair[0][k] for k in ("candidate", "question", "answer", "answer_type", "change")},
+            else {
+                k: pair[0][k] for k in ("candidate", "question", "answer", "answer_type", "change")
+            },
             "parent": None
             if pair is None
             else {k: pair[1][k] for k in ("question", "answer", "answer_type")},
@@ -228,7 +266,11 @@ def main() -> int:
     ap.add_argument("--rewrites", type=int, default=50)
     ap.add_argument("--judged", type=int, default=40, help="candidates judged (2+ calls each)")
     ap.add_argument("--out", default="tests/fixtures/real_llm")
+    ap.add_argument("--trim-only", action="store_true", help="only trim the files in --out")
     args = ap.parse_args()
+    if args.trim_only:
+        _trim_files(Path(args.out))
+        return 0
     base = yaml.safe_load(open("params.yaml", encoding="utf-8"))
     local = merge(base, yaml.safe_load(open("params.local.yaml", encoding="utf-8")))
     local["llm"]["cache"] = str(Path(tempfile.mkdtemp()) / "capture.sqlite")
@@ -242,13 +284,11 @@ def main() -> int:
         recs = asyncio.run(_judged(local, items, args.judged))
         with open(out / "judge.jsonl", "w", encoding="utf-8") as fh:
             for r in recs:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+                fh.write(json.dumps(trim(r), ensure_ascii=False) + "\n")
         print(f"judge: {len(recs)} outputs -> {out / 'judge.jsonl'}")
     if args.rewrites:
-        recs = asyncio.run(_rewrites(items, models, llm, args.rewrites))
-        with open(out / "rewriter.jsonl", "w", encoding="utf-8") as fh:
-            for r in recs:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        (out / "rewriter.jsonl").write_text("", encoding="utf-8")
+        recs = asyncio.run(_rewrites(items, models, llm, args.rewrites, out / "rewriter.jsonl"))
         print(f"rewriter: {len(recs)} outputs -> {out / 'rewriter.jsonl'}")
     return 0
 

@@ -26,6 +26,33 @@ _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 _DECODER = json.JSONDecoder()
 
 
+# LaTeX inside JSON strings: models write `\frac`, `\times`, `\beta`, `\right`, `\neq`
+# with ONE backslash, which JSON decodes as the escapes \f \t \b \r \n ("\x0crac").
+# A form feed or backspace is never meant in a model's answer; a tab, carriage return or
+# newline is read back as a command only before the rest of a common LaTeX command name.
+_LATEX_RE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile("\x0c(?=[a-z])"), "\\f"),
+    (re.compile("\x08(?=[a-z])"), "\\b"),
+    (re.compile(r"\t(?=imes|ext|heta|frac|an\b|au\b|riangle|ilde|o\b|op\b)"), "\\t"),
+    (re.compile(r"\r(?=ight|ho\b|angle|floor|ceil|m\b|vert)"), "\\r"),
+    (re.compile(r"\n(?=eq\b|e\b|ot\b|u\b|abla|eg\b|otin|mid\b|ewline|i\b)"), "\\n"),
+)
+
+
+def restore_latex(value: Any) -> Any:
+    """``value`` (a decoded JSON value) with LaTeX commands that JSON read as escapes put
+    back: form feed + ``rac{1}{2}`` becomes ``\\frac{1}{2}``, tab + ``imes`` ``\\times``."""
+    if isinstance(value, str):
+        for pattern, command in _LATEX_RE:
+            value = pattern.sub(command.replace("\\", "\\\\"), value)
+        return value
+    if isinstance(value, dict):
+        return {k: restore_latex(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [restore_latex(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A reply checked against a schema: the object, or what is wrong with it."""
@@ -105,6 +132,7 @@ def parse_reply(text: str, schema: str, *, finish_reason: str | None = None) -> 
                 f"it is JSON but a {type(value).__name__}, not an object"
             )
             continue
+        value = restore_latex(value)
         problem = _problem_of(validate_record(value, schema))
         if problem is None:
             return Parsed(value, None, tolerant=tolerant)

@@ -43,3 +43,46 @@ def test_latex_answers_compare_by_value():
     assert unsaid_answer_change(q, "\\sqrt{117}", q, "3\\sqrt{13}", "numeric", None) is None
     assert unsaid_answer_change(q, "\\frac{1}{2}", q, "0.5", "numeric", None) is None
     assert unsaid_answer_change(q, "\\frac{1}{2}", q, "\\frac{1}{3}", "numeric", None)
+
+
+# ---- reading real rewriter text (patterns seen in tests/fixtures/real_llm/) ----------------
+
+
+def test_latex_read_as_json_escapes_is_put_back():
+    from curation.judge._parse import restore_latex
+
+    # one backslash: JSON decodes \f \b \t \r \n
+    raw = '{"a": "\\frac{1}{2} \\times \\binom{5}{2} \\right) \\neq 1", "b": "x\\ny\\tz"}'
+    import json
+
+    got = restore_latex(json.loads(raw))
+    assert got["a"] == "\\frac{1}{2} \\times \\binom{5}{2} \\right) \\neq 1"
+    assert got["b"] == "x\ny\tz"  # real newlines and tabs stay
+
+
+def test_rewrite_with_invalid_latex_escapes_is_repaired():
+    from curation.fill._parse import Rewrite, parse_rewrite
+
+    text = '```json\n{"question": "Solve \\(x^2=4\\), x>0.", "answer": "\\sqrt{4}"}\n```'
+    got = parse_rewrite(text, answer_type="numeric")
+    assert isinstance(got, Rewrite) and got.repaired
+    assert got.question == "Solve \\(x^2=4\\), x>0." and got.answer == "\\sqrt{4}"
+
+
+def test_cut_off_rewrite_is_kept_only_if_the_cut_is_in_change():
+    from curation.fill._parse import CUT_MARK, ParseFailure, Rewrite, parse_rewrite
+
+    head = '{"question": "What is 3 + 5?", "answer": "8", "answer_type": "numeric", '
+    got = parse_rewrite(
+        head + '"change": "I added 2 and then I', answer_type="numeric", finish_reason="length"
+    )
+    assert isinstance(got, Rewrite) and got.change == "I added 2 and then I" + CUT_MARK
+    cut = parse_rewrite(
+        '{"question": "What is 3 + 5?", "answer": "1', answer_type="numeric", finish_reason="length"
+    )
+    assert isinstance(cut, ParseFailure) and cut.kind == "truncated"
+    assert "inside 'answer'" in cut.reason and cut.question == "What is 3 + 5?"
+    wrong_key = parse_rewrite(
+        '{"problem": "What is 3 + 5?", "answer": 8 "answer_type": "numeric"}', answer_type="numeric"
+    )
+    assert isinstance(wrong_key, ParseFailure) and wrong_key.kind == "no_question"
