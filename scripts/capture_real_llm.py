@@ -120,13 +120,21 @@ def _items(params: dict[str, Any], benchmark: str) -> list[dict[str, Any]]:
 
 
 async def _rewrites(
-    items: list[dict[str, Any]], models: list[Any], llm: LLMSettings, n: int, sink: Path
+    items: list[dict[str, Any]],
+    models: list[Any],
+    llm: LLMSettings,
+    n: int,
+    sink: Path,
+    *,
+    start: int = 0,
+    kind: str = "benchfill",
 ) -> list[dict]:
     """``n`` rewrites, model by turn; each record is appended to ``sink`` as it arrives
     (a slow capture that is stopped keeps what it has)."""
     prompts = load_prompts()
     backend = OpenAIBackend(models, llm)
-    gate = asyncio.Semaphore(2 * len(models))
+    # one gate per model: a slow server must not hold the fast ones' turns
+    gates = {m.name: asyncio.Semaphore(2) for m in models}
     out: list[dict] = []
 
     def entry(row: dict[str, Any], z: float) -> MemoryEntry:
@@ -149,7 +157,7 @@ async def _rewrites(
         refs = [entry(items[(i + k) % len(items)], 0.3 + 0.1 * k) for k in range(1, 5)]
         messages = rewrite_messages(
             prompts,
-            kind="benchfill",
+            kind=kind,
             parent=entry(row, 0.4),
             parent_question=row["question"],
             target_z=0.55,
@@ -164,9 +172,9 @@ async def _rewrites(
             stage="fill",
             item=row["item"],
         )
-        async with gate:
+        async with gates[model.name]:
             c = await backend.complete(request)
-        ctx = {"answer_type": row["answer_type"], "parent_answer": row["answer"]}
+        ctx = {"answer_type": row["answer_type"], "parent_answer": row["answer"], "prompt": kind}
         out.append(_record("rewriter", request, c, ctx))
         with open(sink, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(trim(dict(out[-1])), ensure_ascii=False) + "\n")
@@ -175,7 +183,7 @@ async def _rewrites(
         )
 
     try:
-        await asyncio.gather(*(one(i) for i in range(n)))
+        await asyncio.gather(*(one(i % len(items)) for i in range(start, start + n)))
     finally:
         await backend.aclose()
     return out
@@ -266,6 +274,14 @@ def main() -> int:
     ap.add_argument("--rewrites", type=int, default=50)
     ap.add_argument("--judged", type=int, default=40, help="candidates judged (2+ calls each)")
     ap.add_argument("--out", default="tests/fixtures/real_llm")
+    ap.add_argument("--start", type=int, default=0, help="first item of the rewrites")
+    ap.add_argument(
+        "--prompt",
+        choices=("benchfill", "baseline"),
+        default="benchfill",
+        help="BenchFill's prompt (4 references) or the baseline's (shorter: no references)",
+    )
+    ap.add_argument("--append", action="store_true", help="append to rewriter.jsonl")
     ap.add_argument("--trim-only", action="store_true", help="only trim the files in --out")
     args = ap.parse_args()
     if args.trim_only:
@@ -287,8 +303,19 @@ def main() -> int:
                 fh.write(json.dumps(trim(r), ensure_ascii=False) + "\n")
         print(f"judge: {len(recs)} outputs -> {out / 'judge.jsonl'}")
     if args.rewrites:
-        (out / "rewriter.jsonl").write_text("", encoding="utf-8")
-        recs = asyncio.run(_rewrites(items, models, llm, args.rewrites, out / "rewriter.jsonl"))
+        if not args.append:
+            (out / "rewriter.jsonl").write_text("", encoding="utf-8")
+        recs = asyncio.run(
+            _rewrites(
+                items,
+                models,
+                llm,
+                args.rewrites,
+                out / "rewriter.jsonl",
+                start=args.start,
+                kind=args.prompt,
+            )
+        )
         print(f"rewriter: {len(recs)} outputs -> {out / 'rewriter.jsonl'}")
     return 0
 

@@ -30,6 +30,8 @@ from curation.judge._parse import restore_latex
 from curation.params import ANSWER_TYPES
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+_CLOSED = re.compile(r'["\d\]}el]\s*\}')
+"""A value's end then ``}``: the reply closes an object (brace counts are fooled by LaTeX)."""
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 
@@ -139,7 +141,7 @@ def parse_rewrite(
     # json_repair: for broken syntax in a complete reply, or a reply cut at max_tokens (an
     # unclosed reply that stopped for another reason is not guessed at)
     span = body[body.find("{") :] if "{" in body else ""
-    closed = span.count("}") >= span.count("{")
+    closed = _CLOSED.search(span) is not None
     if not any("question" in o for o in objects) and (closed or finish_reason == "length"):
         fixed = [restore_latex(o) for o in _repaired(body)]
         if fixed and (not objects or any("question" in o for o in fixed)):
