@@ -24,6 +24,10 @@ from curation.schemas import load_schema, validate_record
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.S)
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 _DECODER = json.JSONDecoder()
+_CLOSES = re.compile(r'["\d\]}el]\s*\}')
+"""A value's end then ``}``: the reply closes an object somewhere."""
+_FREE_TEXT = ("reason", "solution")
+"""Keys whose value may be cut short without losing a decision."""
 
 
 # LaTeX inside JSON strings: models write `\frac`, `\times`, `\beta`, `\right`, `\neq`
@@ -106,6 +110,15 @@ def _tolerant(text: str) -> Iterator[Any]:
             repaired = None
         if isinstance(repaired, dict) and repaired:
             yield repaired
+    if start >= 0 and not _CLOSES.search(bare[start:]):
+        # never closed (cut at max_tokens, or the model just stopped): usable only if what
+        # is cut is the free text at the end (the verdict's reason), not a decision
+        try:
+            cut = json_repair.repair_json(bare[start:], return_objects=True)
+        except Exception:  # noqa: BLE001 - a repair library failing is just "not found"
+            cut = None
+        if isinstance(cut, dict) and cut and list(cut)[-1] in _FREE_TEXT:
+            yield cut
 
 
 def _problem_of(found: tuple[str, str] | None) -> str | None:
