@@ -62,6 +62,11 @@ BENCHMARKS = ("gsm8k", "math-l5", "crux")
 
 def run_one(name: str, params: dict[str, Any], *, skill: str, seed: int) -> dict[str, Any]:
     """One offline fill run (BenchFill, baseline, oracle); its metrics."""
+    return run_result(name, params, skill=skill, seed=seed).metrics
+
+
+def run_result(name: str, params: dict[str, Any], *, skill: str, seed: int) -> FillResult:
+    """One offline fill run (BenchFill, baseline, oracle): the whole result."""
     settings = fill_settings(params)
     eta, sigma = SKILLS[skill]
     settings = dataclasses.replace(
@@ -106,7 +111,7 @@ def run_one(name: str, params: dict[str, Any], *, skill: str, seed: int) -> dict
                     direct_panel=True,
                 )
 
-        return asyncio.run(main()).metrics
+        return asyncio.run(main())
 
 
 def _share(x: float | None, oracle: float | None) -> float:

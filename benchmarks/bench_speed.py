@@ -4,8 +4,8 @@
 
 Tables printed (every comparison is interleaved in the same run; times are medians):
 
-1. annotate's numeric parts per bundled benchmark (the stage's BIC choice, its fit,
-   LOO), with BLAS left at its default thread count vs pinned to one thread
+1. annotate's parts per bundled benchmark (the stage's BIC choice, its fit, LOO, its two
+   figures as png + svg), with BLAS left at its default thread count vs pinned to one thread
    (``curation.irt._threads.KERNEL_THREADS``), wall and CPU seconds.
 2. a simulated 500 × 5,000 1PL fit (the matrix-free leaderboard path), BLAS default
    vs pinned.
@@ -90,12 +90,26 @@ def _clock(fn: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - w, time.process_time() - c, out
 
 
+PARTS = ("bic", "fit", "loo", "plots")
+
+
+def _plots(result: Any) -> None:
+    """The stage's two figures (png + svg, the default formats) into a scratch folder."""
+    from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plot_item_curves(result, Path(tmp) / "icc", formats=("png", "svg"))
+        plot_difficulty_vs_ability(result, Path(tmp) / "wright", formats=("png", "svg"))
+
+
 def annotate_parts(df: pl.DataFrame) -> dict[str, tuple[float, float]]:
+    """The annotate stage's work on ``df``: BIC choice, the fit, LOO stability, figures."""
     t_bic = _clock(lambda: bic_compare(df))
     model = t_bic[2]["choice"]
     t_fit = _clock(lambda: fit(df, model=model))
     t_loo = _clock(lambda: loo_stability(df, model=model))
-    return {"bic": t_bic[:2], "fit": t_fit[:2], "loo": t_loo[:2]}
+    t_plots = _clock(lambda: _plots(t_fit[2]))
+    return {"bic": t_bic[:2], "fit": t_fit[:2], "loo": t_loo[:2], "plots": t_plots[:2]}
 
 
 def bench_threads(data: dict[str, pl.DataFrame], repeats: int) -> None:
@@ -110,7 +124,7 @@ def bench_threads(data: dict[str, pl.DataFrame], repeats: int) -> None:
         med = {
             label: {
                 part: tuple(statistics.median(r[part][k] for r in rs) for k in (0, 1))
-                for part in ("bic", "fit", "loo")
+                for part in PARTS
             }
             for label, rs in runs.items()
         }
@@ -124,12 +138,12 @@ def bench_threads(data: dict[str, pl.DataFrame], repeats: int) -> None:
             )
         dflt = sum(med["default"][p][0] for p in med["default"])
         pin = sum(med["pinned"][p][0] for p in med["pinned"])
-        rows.append([name, "ratio (wall)", "", "", "", f"{dflt / pin:.1f}x"])
+        rows.append([name, "ratio (wall)", "", "", "", "", f"{dflt / pin:.1f}x"])
     blas = [f"{i['internal_api']} {i['version']} ({i['num_threads']} threads)" for i in _blas()]
     print_table(
         f"annotate parts, BLAS default vs pinned to 1 thread; wall/CPU s, median of {repeats}; "
         f"{os.cpu_count()} CPUs; " + ", ".join(blas),
-        ["benchmark", "BLAS", "bic_compare", "fit", "loo_stability", "total"],
+        ["benchmark", "BLAS", "bic_compare", "fit", "loo_stability", "plots", "total"],
         rows,
     )
 

@@ -325,6 +325,8 @@ class LLMSettings(Section):
     send_seed: bool = True
     stream_usage: bool = True
     default_concurrency: PositiveInt = 8
+    processes: PositiveInt = 1
+    """Worker processes answering calls (each a share of every endpoint's concurrency)."""
 
 
 class AdaptiveSettings(Section):
@@ -354,6 +356,15 @@ class WorldSettings(Section):
     interaction_sd: NonNegativeFloat = 0.4
 
 
+class RefineSettings(Section):
+    """``fill.refine``: sequential re-measurement of each round's best children."""
+
+    finalists: NonNegativeInt = 3
+    batch: PositiveInt = 8
+    max_trials: NonNegativeInt = 96
+    screen_trials: PositiveInt = 8
+
+
 class FillSettings(Section):
     """params.yaml ``fill``: BenchFill (SPEC §4); curation.fill parses the details."""
 
@@ -373,6 +384,7 @@ class FillSettings(Section):
     rewriter: PartialModelEntry | None = None
     simulation: RewriteSimulation = RewriteSimulation()
     confirm_trials: NonNegativeInt = 16
+    refine: RefineSettings = RefineSettings()
     world: WorldSettings = WorldSettings()
     judge: str | None = None
     baseline: bool = True

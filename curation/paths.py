@@ -173,6 +173,15 @@ def build_metrics_path(benchmark: str) -> Path:
     return Path("metrics/build") / f"{benchmark}.json"
 
 
+BUILD_RECORDS = Path(".build-records")
+"""Untracked (like dist/): each build folder's file hashes, written when it was built."""
+
+
+def build_record_path(benchmark: str, folder: str) -> Path:
+    """The record of ``dist/<benchmark>/<folder>`` outside dist/ (see curation.publish._verify)."""
+    return BUILD_RECORDS / benchmark / f"{folder}.json"
+
+
 def headline_metrics_path(benchmark: str) -> Path:
     """About ten headline figures of one benchmark: what `dvc metrics show` prints."""
     return Path("metrics/headline") / f"{benchmark}.json"

@@ -82,14 +82,15 @@ def _summary(benchmark: str, result: FillResult) -> str:
             f"({100 * bf['trials_vs_fixed']:.1f}% of the fixed {m['fixed_budget_per_insertion']:,})"
         )
     parts.append(
-        f", {bf['rewriter_calls']} rewrites; {m['run']['requests']} calls, "
-        f"{m['run']['cache_hits']} cached"
+        f", {bf['rewriter_calls']} rewrites; this run: {result.run.requests} calls"
+        + (f" ({result.run.judge_requests} by the judge)" if result.run.judge_requests else "")
+        + f", {result.run.cache_hits} cached"
     )
-    if m["run"]["resumed"]:
+    if result.run.resumed:
         parts.append(" (resumed)")
     parts.append(f" -> {candidates_path(benchmark)}")
     text = "".join(parts)
-    if m["run"]["restarted"]:
+    if result.run.restarted:
         text += (
             "\n  note: params or inputs changed since the last run; the old journal was set aside"
         )
@@ -143,10 +144,9 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
                 )
             # the judge's calls are part of what this fill run cost (it owns its accounting)
             made, hits = getattr(judge, "requests", 0), getattr(judge, "cache_hits", 0)
-            run = result.metrics["run"]
-            run["requests"] += made
-            run["cache_hits"] += hits
-            run["judge_requests"] = made
+            result.run.requests += made
+            result.run.cache_hits += hits
+            result.run.judge_requests = made
             return result
         finally:
             close = getattr(judge, "aclose", None)

@@ -4,12 +4,20 @@ Reads data/responses/<b>.parquet for every benchmark, fits d = 1..d_max, chooses
 by held-out likelihood (BIC reported), rotates, and writes metrics/mirt.json,
 reports/mirt.md, plots/mirt/{loadings,models,selection}.png and
 data/mirt/loadings.parquet. Settings: ``params['mirt']`` (all optional).
+
+A project that cannot support a joint fit — one benchmark (or one with responses), a
+panel too small for ``min_models_per_item`` — is skipped: the same outputs, with the
+reason in metrics/mirt.json (schema ``skipped_stage``) and reports/mirt.md, so a small
+trial setup does not fail `dvc repro`. A pool listed in ``mirt.benchmarks`` is fitted
+as listed, and fails loudly if it cannot be.
 """
 
 from __future__ import annotations
 
 import time
 from typing import Any
+
+import polars as pl
 
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import atomic_path, write_json, write_text
@@ -57,7 +65,9 @@ def settings_from_params(
     missing = [b for b in chosen if b not in configured]
     if missing:
         raise ConfigError(f"{where}.benchmarks: not configured in `benchmarks`: {missing}")
-    if len(chosen) < 2:
+    if s["benchmarks"] and len(chosen) < 2:
+        # a pool the user listed must be fittable; the default pool of a one-benchmark
+        # project is skipped by `run` (with its reason) instead of failing `dvc repro`
         raise ConfigError(
             f"{where}.benchmarks: a joint fit needs at least two benchmarks, got {chosen}"
         )
@@ -95,16 +105,34 @@ def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
 
 def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     s = settings_from_params(params, params_file=params_file)
+    listed = bool((params.get("mirt") or {}).get("benchmarks"))
     t_start = time.perf_counter()
     tables = {
         b: read_table(responses_path(b), produced_by=f"responses@{b}") for b in s["benchmarks"]
     }
     skipped: dict[str, str] = {}
-    if s["common_models"] and not (params.get("mirt") or {}).get("benchmarks"):
-        # the default pool (every benchmark): one without shared models is left out; a
-        # pool the user listed is fitted as listed (and fails if it cannot be)
-        skipped = left_out({b: set(t.get_column("model").to_list()) for b, t in tables.items()})
+    if not listed:
+        # the default pool (every benchmark): one without responses, or without shared
+        # models, is left out; a pool the user listed is fitted as listed (and fails if it
+        # cannot be)
+        skipped = {
+            b: f"{b}: left out of the joint fit: no responses"
+            for b, t in tables.items()
+            if not t.height
+        }
         tables = {b: t for b, t in tables.items() if b not in skipped}
+        if len(tables) < 2:
+            return write_skipped(
+                "a joint fit needs at least two benchmarks with responses, have "
+                + (", ".join(tables) or "none"),
+                s["benchmarks"],
+                skipped,
+            )
+        if s["common_models"]:
+            skipped |= left_out(
+                {b: set(t.get_column("model").to_list()) for b, t in tables.items()}
+            )
+            tables = {b: t for b, t in tables.items() if b not in skipped}
     try:
         data = pool_responses(
             tables,
@@ -113,9 +141,17 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
             drop_constant_items=s["drop_constant_items"],
         )
     except ValueError as exc:
-        raise InputError(
-            str(exc), file=", ".join(str(responses_path(b)) for b in s["benchmarks"])
-        ) from None
+        if listed:
+            raise InputError(
+                str(exc), file=", ".join(str(responses_path(b)) for b in s["benchmarks"])
+            ) from None
+        models = set.union(*(set(t.get_column("model").to_list()) for t in tables.values()))
+        return write_skipped(
+            f"{exc}: {len(models)} model(s) over {', '.join(tables)}, "
+            f"mirt.min_models_per_item: {s['min_models_per_item']}",
+            s["benchmarks"],
+            skipped,
+        )
     t_pool = time.perf_counter()
     selection = select_dimension(
         data,
@@ -168,6 +204,44 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
         + ")"
         + "".join(f"\n{why}" for why in skipped.values())
     )
+
+
+def write_skipped(reason: str, pool: list[str], left: dict[str, str]) -> str:
+    """Write every declared output of a skipped fit and return its one-line summary.
+
+    A small or partial project (one benchmark, a 2-model panel) cannot support a joint
+    fit; that is a fact to report, not an error that should fail `dvc repro`. DVC still
+    needs each declared output, so they stand in: the reason in metrics and report, an
+    empty loadings table, an empty plot folder (stale figures of an earlier fit removed).
+    """
+    record = {"stage": "mirt", "skipped": True, "reason": reason, "benchmarks": pool}
+    validate_records([record], "skipped_stage", file=str(METRICS_PATH))
+    PLOT_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in PLOT_DIR.iterdir():
+        if stale.is_file():
+            stale.unlink()
+    with atomic_path(LOADINGS_PATH) as tmp:
+        pl.DataFrame(schema=SKIPPED_LOADINGS).write_parquet(tmp)
+    notes = "".join(f"- {why}\n" for why in left.values())
+    write_text(
+        REPORT_PATH,
+        f"# Multidimensional IRT\n\nSkipped: {reason}.\n" + (f"\n{notes}" if notes else ""),
+    )
+    write_json(METRICS_PATH, record)
+    return f"mirt: skipped: {reason}" + "".join(f"\n{why}" for why in left.values())
+
+
+SKIPPED_LOADINGS = {
+    "benchmark": pl.String,
+    "item": pl.String,
+    "difficulty": pl.Float64,
+    "communality": pl.Float64,
+    "primary_dimension": pl.Int64,
+    "n_models": pl.Int64,
+    "rotation": pl.String,
+    "d": pl.Int64,
+}
+"""The loadings table's columns without a fit (no a1..ad: there is no dimension)."""
 
 
 def main(argv: list[str] | None = None) -> int:

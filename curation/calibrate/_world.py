@@ -38,7 +38,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from curation.irt import Calibration
 from curation.llm import SimulatedBackend
@@ -151,6 +150,8 @@ class SimulatedWorld:
 
         def gap(x: float) -> float:
             return float((1.0 / (1.0 + np.exp(-(self._theta - x)))).sum()) - target
+
+        from scipy.optimize import brentq  # ~0.5 s import: only when a world is solved
 
         return float(brentq(gap, -60.0, 60.0, xtol=1e-10))
 

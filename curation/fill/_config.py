@@ -11,7 +11,7 @@ fails in a second, not after an hour of rewriting. The calibration keys (``backe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -57,6 +57,7 @@ _KNOWN = CALIBRATION_KEYS | {
     "oracle",
     "prompts",
     "confirm_trials",
+    "refine",
     "world",
 }
 SKILLS: dict[str, tuple[float, float]] = {
@@ -91,6 +92,33 @@ class RewriteSimulation:
     skill: str | None = None
     """A preset of :data:`SKILLS` (none, weak, good) that sets eta and sigma; None =
     the eta and sigma given."""
+
+
+@dataclass(frozen=True)
+class RefineRule:
+    """Sequential re-measurement of a round's best children (``fill.refine``).
+
+    The adaptive rule measures every child only until it is clearly off target or its
+    SE reaches ``se_accept``; at the ends of the axis, where the largest gaps sit and
+    one trial says little, that SE is wider than the tolerance, so the child chosen
+    by it is often not the one closest on the truth. After the round's screening the
+    ``finalists`` children with the smallest expected squared deviation from z* get
+    ``batch`` more trials per model each (fresh sample indices), the ranking is
+    redone, and so on until the leader's root expected squared deviation is at most
+    tolerance/2, or each finalist has had ``max_trials`` extra trials per model.
+    Trials go only where they can change the choice. ``finalists: 0`` turns it off.
+    """
+
+    finalists: int = 3
+    batch: int = 8
+    max_trials: int = 96
+    screen_trials: int = 8
+    """With refinement on, the adaptive screening of a round's children stops at this
+    many trials per model (the finalists get the rest): at most ``adaptive.max_trials``."""
+
+    @property
+    def enabled(self) -> bool:
+        return self.finalists > 0 and self.max_trials > 0
 
 
 @dataclass(frozen=True)
@@ -136,6 +164,27 @@ class FillSettings:
     independent of the selection (no winner's curse); 0 = none (the selection's z)."""
     world: WorldSettings = field(default_factory=WorldSettings)
     """Simulation only: how far the simulated truth sits from the fitted calibration."""
+    refine: RefineRule = field(default_factory=RefineRule)
+    """Sequential re-measurement of each round's finalists (:class:`RefineRule`)."""
+
+    @property
+    def screening(self) -> AdaptiveRule:
+        """The adaptive rule a round's children are measured by: ``adaptive``, capped at
+        ``refine.screen_trials`` per model when refinement follows."""
+        if not self.refine.enabled:
+            return self.adaptive
+        cap = min(self.refine.screen_trials, self.adaptive.max_trials)
+        return replace(
+            self.adaptive,
+            max_trials=cap,
+            first_batch=min(self.adaptive.first_batch, cap),
+        )
+
+    @property
+    def confirm_first_sample(self) -> int:
+        """The first sample index of the confirmation: past every index the search
+        (adaptive screening, then refinement) can have used, so its trials are fresh."""
+        return self.adaptive.max_trials + (self.refine.max_trials if self.refine.enabled else 0)
 
     @property
     def calibration(self) -> CalibrationSettings:
@@ -219,6 +268,21 @@ def _simulation(raw: Any, where: str) -> RewriteSimulation:
     return sim
 
 
+def _refine(raw: Any, where: str) -> RefineRule:
+    section = mapping(raw, where)
+    reject_unknown(section, RefineRule.__dataclass_fields__, where)
+    d = RefineRule()
+    rule = RefineRule(
+        finalists=integer(section, "finalists", where, d.finalists, low=0),
+        batch=integer(section, "batch", where, d.batch),
+        max_trials=integer(section, "max_trials", where, d.max_trials, low=0),
+        screen_trials=integer(section, "screen_trials", where, d.screen_trials),
+    )
+    if rule.enabled and rule.max_trials % rule.batch:
+        raise ConfigError(f"{where}.max_trials: must be a multiple of batch ({rule.batch})")
+    return rule
+
+
 def _world(raw: Any, where: str) -> WorldSettings:
     section = mapping(raw, where)
     reject_unknown(section, WorldSettings.__dataclass_fields__, where)
@@ -268,6 +332,7 @@ def fill_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml"
         prompts=prompts,
         confirm_trials=integer(section, "confirm_trials", where, d.confirm_trials, low=0),
         world=_world(section.get("world"), f"{where}.world"),
+        refine=_refine(section.get("refine"), f"{where}.refine"),
     )
     if not 0 < settings.duplicate_similarity <= 1:
         raise ConfigError(f"{where}.duplicate_similarity: must be in (0, 1]")

@@ -54,6 +54,24 @@ JOURNAL = "journal.jsonl"
 
 
 @dataclass
+class RunLog:
+    """What one run did (calls made, replayed, resumed): printed, never in the metrics.
+
+    The committed ``metrics/fill/<b>.json`` must be the same whether a run was fresh or
+    resumed from the journal, so this bookkeeping lives beside it, not in it.
+    """
+
+    requests: int = 0
+    """LLM calls made by this run (rewriter, panel; the stage adds the judge's)."""
+    cache_hits: int = 0
+    judge_requests: int = 0
+    resumed: bool = False
+    """Finished rounds were replayed from the journal."""
+    restarted: bool = False
+    """A journal whose params or inputs differed was set aside."""
+
+
+@dataclass
 class FillResult:
     """What a fill run produced for one benchmark."""
 
@@ -67,6 +85,8 @@ class FillResult:
     z_after: dict[str, np.ndarray] = field(default_factory=dict)
     """Per method: the benchmark's z plus the inserted ones."""
     inserted: dict[str, list[Candidate]] = field(default_factory=dict)
+    run: RunLog = field(default_factory=RunLog)
+    """This run's bookkeeping (not part of :attr:`metrics`)."""
 
     def inserted_rows(self) -> dict[str, list[dict[str, Any]]]:
         """Per method, the inserted candidates as records (what the plot reads)."""
@@ -280,12 +300,6 @@ async def afill(
         "benchfill_vs_baseline": ratio(bf, methods.get(BASELINE, {}).get("top_3_reduction_pct")),
         "true": _true_summary(methods, world, z_world),
         "methods": methods,
-        "run": {
-            "requests": ctx.requests,
-            "cache_hits": ctx.cache_hits,
-            "resumed": journal.resumed,
-            "restarted": journal.restarted,
-        },
     }
     candidates = candidates_frame(c for t in tracks.values() for c in t.candidates)
     memory = Memory(list(tracks[BENCHFILL].memory))
@@ -303,4 +317,10 @@ async def afill(
             for name, t in tracks.items()
         },
         inserted={name: list(t.inserted) for name, t in tracks.items()},
+        run=RunLog(
+            requests=ctx.requests,
+            cache_hits=ctx.cache_hits,
+            resumed=journal.resumed,
+            restarted=journal.restarted,
+        ),
     )

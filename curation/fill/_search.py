@@ -3,10 +3,13 @@
 For each target (SPEC §4), BenchFill runs rounds: the ``parents`` memory entries
 closest to z* are each rewritten ``children`` times with the reference list; every
 child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
-panel with adaptive trials and calibrated online; calibrated children join the
-memory (and so become parents and references of the next round). The search for a
-target stops at the first round with a child on target, or after
-``rounds``; the calibrated child closest to z* is inserted (ties: smaller SE).
+panel with adaptive trials (screening) and calibrated online; the round's finalists
+are then re-measured with fresh trials until the best is known to be within the
+tolerance (:func:`refine`, ``fill.refine``); calibrated children join the memory (and
+so become parents and references of the next round). The search for a target stops at
+the first round with a child on target, or within the tolerance with its whole trial
+budget spent, or after ``rounds``; the child with the smallest expected squared
+deviation from z* is inserted after a confirmation with fresh trials.
 
 The baseline gets, per insertion, exactly as many rewriter calls as BenchFill spent
 on its insertion of the same rank: parents drawn uniformly from the benchmark, no
@@ -32,7 +35,9 @@ import numpy as np
 from curation.calibrate import (
     BUDGET,
     MEASURED,
+    OFF_TARGET,
     ON_TARGET,
+    Z90,
     AdaptiveRule,
     Annotation,
     Child,
@@ -42,6 +47,7 @@ from curation.calibrate import (
     annotation_lineage,
     b_of_z,
     calibrate_annotations,
+    decide,
     gradable_problem,
     latent_of,
     record_measurement,
@@ -382,7 +388,7 @@ async def run_round(
         ctx.panel,
         target_z=target.z,
         tolerance=s.tolerance,
-        rule=s.adaptive,
+        rule=s.screening,
         stop_on_target=stop_on_target,
         on_result=ctx.count,
     )
@@ -406,7 +412,161 @@ async def run_round(
                 extra["true_target_z"] = ctx.world.axis_z(target_b)
             lineage["simulation"] = simulation_lineage(cal, latent, **extra)
         out.append(rec.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False)))
+    if s.refine.enabled:
+        out = await refine(ctx, out, target)
     return out
+
+
+# ---- refinement ---------------------------------------------------------------------------
+
+
+def _child_of(rec: Candidate) -> Child:
+    choices = rec.lineage_dict().get("choices")
+    return Child(
+        rec.candidate,
+        rec.question,
+        rec.answer or "",
+        rec.answer_type,
+        tuple(choices) if choices else None,
+    )
+
+
+def _counts(rec: Candidate) -> dict[str, list[int]]:
+    return {m: [int(k), int(n)] for m, (k, n) in json.loads(rec.panel or "{}").items()}
+
+
+async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> list[Candidate]:
+    """Re-measure the round's finalists until the leader is known to be close (RefineRule).
+
+    Each step ranks the round's calibrated children (all but the clearly off-target
+    ones) by their expected squared deviation from z* (:func:`expected_sq_dev`, shrunk
+    towards the round's spread), stops when the leader's is at most (tolerance/2)²,
+    else gives ``batch`` fresh trials per model to each of the ``finalists`` best that
+    still have budget. A child's extra trials use sample indices from
+    ``adaptive.max_trials`` on (never the screening's), so a rerun is served from the
+    cache; its record then carries the pooled counts and estimate.
+    """
+    s = ctx.settings
+    rule, cal = s.refine, ctx.panel.calibration
+    out = list(records)
+    open_ = [
+        i
+        for i, r in enumerate(out)
+        if r.status == CALIBRATED and r.z is not None and _outcome(r) != OFF_TARGET
+    ]
+    if not open_:
+        return out
+    counts = {i: _counts(out[i]) for i in open_}
+    est = {i: (float(out[i].z), _se_z(out[i])) for i in open_}  # type: ignore[arg-type]
+    extra = dict.fromkeys(open_, 0)
+    cost = {i: Annotation("").cost() for i in open_}
+    notes: dict[int, Annotation] = {}
+    good_enough = s.tolerance**2
+    while True:
+        prior = _prior_of([est[i] for i in open_])
+        score = {i: _esd(*est[i], target.z, prior) for i in open_}
+        ranked = sorted(open_, key=lambda i: (score[i], out[i].candidate))
+        if score[ranked[0]] <= good_enough:
+            break
+        lead = score[ranked[0]]
+        chosen = [
+            i
+            for i in ranked[: rule.finalists]
+            if extra[i] < rule.max_trials
+            and (i == ranked[0] or _could_lead(est[i], target.z, lead))
+        ]
+        if not chosen:
+            break
+        groups: dict[int, list[int]] = {}
+        for i in chosen:
+            groups.setdefault(extra[i], []).append(i)
+        batch_rule = AdaptiveRule(
+            enabled=False, first_batch=rule.batch, batch=rule.batch, max_trials=rule.batch
+        )
+        results = await asyncio.gather(
+            *(
+                annotate(
+                    [_child_of(out[i]) for i in idx],
+                    ctx.panel,
+                    target_z=target.z,
+                    tolerance=s.tolerance,
+                    rule=batch_rule,
+                    stop_on_target=False,
+                    on_result=ctx.count,
+                    first_sample=s.adaptive.max_trials + done,
+                )
+                for done, idx in groups.items()
+            )
+        )
+        for idx, got in zip(groups.values(), results, strict=True):
+            for i in idx:
+                a = got[out[i].candidate]
+                for m, (k, n) in a.counts.items():
+                    cell = counts[i].setdefault(m, [0, 0])
+                    cell[0] += k
+                    cell[1] += n
+                c = a.cost()
+                cost[i] = {k: cost[i][k] + c[k] for k in c}
+                extra[i] += rule.batch
+                pooled = Annotation(out[i].candidate, {m: list(v) for m, v in counts[i].items()})
+                calibrate_annotations([pooled], cal)
+                if pooled.z is not None and pooled.se_z is not None:
+                    notes[i] = pooled
+                    est[i] = (pooled.z, pooled.se_z)
+    for i, a in notes.items():
+        out[i] = _refined(ctx, out[i], a, target, extra[i], cost[i])
+    return out
+
+
+def _could_lead(estimate: tuple[float, float], target_z: float, lead: float) -> bool:
+    """Whether more trials could make this child the leader: its deviation at the near
+    end of its 90% interval is below the leader's root expected squared deviation."""
+    z, se = estimate
+    return max(abs(z - target_z) - Z90 * se, 0.0) ** 2 < lead
+
+
+def _refined(
+    ctx: Context, rec: Candidate, a: Annotation, target: Target, extra: int, cost: dict[str, int]
+) -> Candidate:
+    """``rec`` with its pooled (screening + refinement) measurement and outcome."""
+    s = ctx.settings
+    lineage = rec.lineage_dict()
+    a.trials_per_model = int(lineage.get("trials_per_model") or 0) + extra
+    lo, hi = ctx.panel.calibration.to_z(
+        np.array([a.b - s.adaptive.reject_k * a.se, a.b + s.adaptive.reject_k * a.se])  # type: ignore[operator]
+    )
+    a.outcome = decide(
+        z=float(a.z),  # type: ignore[arg-type]
+        se_z=float(a.se_z),  # type: ignore[arg-type]
+        lo=0.0 if a.bound == "all-solved" else float(lo),
+        hi=1.0 if a.bound == "none-solved" else float(hi),
+        bound=a.bound,
+        target_z=target.z,
+        tolerance=s.tolerance,
+        rule=s.adaptive,
+        trials_per_model=max(a.trials_per_model, s.adaptive.max_trials),
+    )
+    lineage["refinement"] = {
+        "trials_per_model": extra,
+        "first_sample": s.adaptive.max_trials,
+        "screening": {
+            "decision": lineage.get("decision"),
+            "se_z": lineage.get("se_z"),
+            "z": rec.z,
+        },
+    }
+    lineage.update(annotation_lineage(a))
+    spent = dict(lineage.get("cost") or {})
+    for k, v in cost.items():
+        spent[k] = int(spent.get(k, 0)) + v
+    spent["tokens"] = int(spent.get("tokens", 0)) + (
+        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
+    )
+    lineage["cost"] = spent
+    out = record_measurement(
+        rec, a, target_z=target.z, tolerance=s.tolerance, reason_prefix="refined: "
+    )
+    return out.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))
 
 
 # ---- one insertion -----------------------------------------------------------------------
@@ -445,7 +605,11 @@ def expected_sq_dev(
     happened to land them on z* (a winner's curse); this criterion prefers a child
     known to be close over one that only looks closest.
     """
-    z, se = float(c.z), _se_z(c)  # type: ignore[arg-type]
+    return _esd(float(c.z), _se_z(c), target_z, prior)  # type: ignore[arg-type]
+
+
+def _esd(z: float, se: float, target_z: float, prior: tuple[float, float] | None) -> float:
+    """:func:`expected_sq_dev` of an estimate ``z`` ± ``se``."""
     if prior is None or not np.isfinite(se):
         return (z - target_z) ** 2 + se**2
     mu, tau2 = prior
@@ -457,8 +621,13 @@ def expected_sq_dev(
 def _prior(pool: Sequence[Candidate]) -> tuple[float, float] | None:
     """(μ, τ²) of the children's true z: mean and variance of the estimates less the
     mean sampling variance (method of moments); None with fewer than 4 children."""
-    z = np.array([float(c.z) for c in pool])  # type: ignore[arg-type]
-    se = np.array([_se_z(c) for c in pool])
+    return _prior_of([(float(c.z), _se_z(c)) for c in pool])  # type: ignore[arg-type]
+
+
+def _prior_of(estimates: Sequence[tuple[float, float]]) -> tuple[float, float] | None:
+    """:func:`_prior` of (z, SE) pairs."""
+    z = np.array([e[0] for e in estimates], dtype=np.float64)
+    se = np.array([e[1] for e in estimates], dtype=np.float64)
     ok = np.isfinite(se)
     if ok.sum() < 4:
         return None
@@ -487,15 +656,17 @@ def select(candidates: Sequence[Candidate], target_z: float) -> Candidate | None
     return min(pool, key=lambda c: (expected_sq_dev(c, target_z, prior), c.candidate))
 
 
-def _settled(c: Candidate, target_z: float, tolerance: float) -> bool:
-    """On target, or within tolerance with the whole trial budget spent: another round
-    cannot measure a child more precisely, so it would only add noisy look-alikes."""
+def _settled(c: Candidate, target_z: float, tolerance: float, max_trials: int) -> bool:
+    """On target, or within tolerance with the whole trial budget spent (at least
+    ``max_trials`` per model: a child only screened, not refined, has not): another
+    round cannot measure a child more precisely, so it would only add noisy look-alikes."""
     outcome = _outcome(c)
     if outcome == ON_TARGET:
         return True
     lineage = c.lineage_dict()
     return (
         outcome == BUDGET
+        and int(lineage.get("trials_per_model") or 0) >= max_trials
         and lineage.get("bound") is None
         and c.z is not None
         and abs(c.z - target_z) <= tolerance
@@ -538,7 +709,10 @@ async def _search_target(
             + (f", best z {best_now.z:.4f}" if best_now else "")
             + (" (journal)" if rec is not None else "")
         )
-        if stop_on_target and any(_settled(c, target.z, ctx.settings.tolerance) for c in cands):
+        s = ctx.settings
+        if stop_on_target and any(
+            _settled(c, target.z, s.tolerance, s.adaptive.max_trials) for c in here
+        ):
             break
     best = select(here, target.z)
     done = ctx.journal.insertion(method, insertion)
@@ -588,7 +762,8 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
 
     The search picks the child whose estimate looks closest to z*, so that estimate is
     biased towards z* (a winner's curse). The confirmation asks for sample indices the
-    search never used (from ``adaptive.max_trials`` on), so its estimate is independent
+    search never used (from ``adaptive.max_trials + refine.max_trials`` on: past the
+    screening's and the refinement's), so its estimate is independent
     of the selection; it becomes the record's b, SE, z and counts (what every later
     stage reads), and the selection's measurement moves to ``lineage.selection``.
     """
@@ -616,7 +791,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         rule=rule,
         stop_on_target=False,
         on_result=ctx.count,
-        first_sample=s.adaptive.max_trials,
+        first_sample=s.confirm_first_sample,
     )
     a = notes[child.item]
     if a.z is None:  # no graded answer: keep the selection's measurement
@@ -647,7 +822,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
     lineage["pooled"] = {"z": pooled.z, "se_z": pooled.se_z}
     lineage["confirmation"] = {
         "trials_per_model": s.confirm_trials,
-        "first_sample": s.adaptive.max_trials,
+        "first_sample": s.confirm_first_sample,
         "se_z": a.se_z,
         "bound": a.bound,
         "cost": cost,

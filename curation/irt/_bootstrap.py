@@ -27,9 +27,10 @@ import numpy as np
 from scipy.special import expit
 
 from curation.irt._batch import fit_map_1pl_batch
-from curation.irt._data import Cells, Dense
+from curation.irt._data import Cells, Dense, layout_kind
 from curation.irt._fit import fit_map
-from curation.irt._map import MapFit
+from curation.irt._map import MapFit, _big
+from curation.irt._refit import DenseRefitter
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, ScaleMethod, Settings, check_choice
 from curation.irt._threads import pinned
@@ -86,13 +87,28 @@ def _bounded(cells: Cells, k: np.ndarray) -> np.ndarray:
     return (kk >= nn) | (kk <= 0)
 
 
+def _cell_logits(cells: Cells, theta: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """θ_m − b_i of every observed cell, per row of ``theta`` / ``b`` (rows × cells).
+
+    Cells are sorted by (model, item), so they are the row-major dense matrix with the
+    missing cells left out: broadcasting the dense difference and picking the observed
+    positions is one gather instead of two (~10× faster at 200 × 55,000).
+    """
+    dense = (theta[:, :, None] - b[:, None, :]).reshape(theta.shape[0], -1)
+    if cells.k.size == cells.n_models * cells.n_items:  # no missing cell
+        return dense
+    return dense[:, cells.mi.astype(np.int64) * cells.n_items + cells.ii]
+
+
 def _refit(
     cells: Cells, k_sim: np.ndarray, model: str, settings: Settings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Abilities, difficulties and convergence flags of the refits of each row of ``k_sim``.
 
     Small 1PL designs are fitted as one batch (same modes, far less per-call overhead);
-    large ones and 2PL one by one, where the single fit is already the faster.
+    larger dense 1PL ones one by one by :class:`DenseRefitter` (the same modes, without
+    the per-fit layout and standard errors); sparse, matrix-free and 2PL ones by the full
+    fit.
     """
     r_count = k_sim.shape[0]
     theta = np.empty((r_count, cells.n_models))
@@ -107,8 +123,21 @@ def _refit(
             bf = fit_map_1pl_batch(k_dense, n_dense, settings)
             theta[rows], b[rows], converged[rows] = bf.theta, bf.b, bf.converged
         return theta, b, converged
+    if (
+        model == "1pl"
+        and not _big(cells, settings)
+        and layout_kind(cells, settings.layout) == "dense"
+    ):
+        refitter = DenseRefitter(Dense(cells).N, settings)
+        k_dense = np.zeros((cells.n_models, cells.n_items))
+        flat, lin = k_dense.reshape(-1), cells.mi.astype(np.int64) * cells.n_items + cells.ii
+        for r in range(r_count):
+            flat[lin] = k_sim[r]
+            theta[r], b[r], converged[r] = refitter.fit(k_dense)
+        return theta, b, converged
     for r in range(r_count):
-        sim = Cells(cells.models, cells.items, cells.mi, cells.ii, k_sim[r], cells.n)
+        k_r = k_sim[r].astype(np.float64)
+        sim = Cells(cells.models, cells.items, cells.mi, cells.ii, k_r, cells.n)
         refit = fit_map(sim, model, settings)
         theta[r], b[r], converged[r] = refit.theta, refit.b, refit.converged
     return theta, b, converged
@@ -151,13 +180,13 @@ def parametric_bootstrap(
         smooth = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se, a)
     n_trials = cells.n.astype(np.int64)
     r_count = int(replicates)
-    slope = 1.0 if a is None else a[cells.ii]
+    slope = 1.0 if a is None else a[cells.ii]  # a(θ − b) per cell, 2PL
     if smooth is not None:
         theta_t, b_t = smooth.draw(rng, r_count)
     else:
         theta_t, b_t = np.tile(mp.theta, (r_count, 1)), np.tile(mp.b, (r_count, 1))
-    p = expit(slope * (theta_t[:, cells.mi] - b_t[:, cells.ii]))
-    k_sim = rng.binomial(n_trials[None, :], p).astype(np.float64)
+    p = expit(slope * _cell_logits(cells, theta_t, b_t))
+    k_sim = rng.binomial(n_trials[None, :], p)  # int64; the refits convert as they go
     theta_f, b_f, converged = _refit(cells, k_sim, model, s)
     z_true = np.empty((r_count, cells.n_items))
     z_refit = np.empty_like(z_true)

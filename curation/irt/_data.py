@@ -332,11 +332,16 @@ class Sparse:
         return self.col_sum(x * u[self.mi])
 
 
-def make_layout(cells: Cells, layout: Layout = "auto") -> Dense | Sparse:
-    """Dense unless the matrix is both large and mostly missing."""
+def layout_kind(cells: Cells, layout: Layout = "auto") -> str:
+    """``"dense"`` or ``"sparse"``: what :func:`make_layout` builds, without building it."""
     if layout not in ("auto", "dense", "sparse", "chunked"):
         raise ValueError(f"layout must be 'auto', 'dense', 'sparse' or 'chunked', got {layout!r}")
     if layout in ("auto", "chunked"):  # chunked fits build their own storage
         size = cells.n_models * cells.n_items
-        layout = "dense" if size <= max(_DENSE_MAX_CELLS, 2 * cells.k.size) else "sparse"
-    return Dense(cells) if layout == "dense" else Sparse(cells)
+        return "dense" if size <= max(_DENSE_MAX_CELLS, 2 * cells.k.size) else "sparse"
+    return layout
+
+
+def make_layout(cells: Cells, layout: Layout = "auto") -> Dense | Sparse:
+    """Dense unless the matrix is both large and mostly missing."""
+    return Dense(cells) if layout_kind(cells, layout) == "dense" else Sparse(cells)

@@ -13,9 +13,10 @@ Typical use (what the ``collect`` stage does)::
         result = await acollect(items, benchmark=..., models=models, backend=backend, ...)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from curation.llm._accounting import Accounting, Price, Tally
 from curation.llm._cache import CompletionCache
-from curation.llm._client import SAMPLE_HEADER, LLMCallError, OpenAIBackend
 from curation.llm._config import (
     BACKENDS,
     DEFAULT_TEMPLATE_FOR,
@@ -31,6 +32,7 @@ from curation.llm._config import (
     panel_models,
     render_prompt,
 )
+from curation.llm._errors import LLMCallError
 from curation.llm._panel import (
     CollectResult,
     PlannedCall,
@@ -53,6 +55,19 @@ from curation.llm._simulate import (
     load_difficulties,
 )
 from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
+
+if TYPE_CHECKING:
+    from curation.llm._client import SAMPLE_HEADER, OpenAIBackend
+
+
+def __getattr__(name: str) -> Any:
+    # the openai SDK costs ~1 s to import: loaded only by code that talks to an endpoint
+    if name in ("OpenAIBackend", "SAMPLE_HEADER"):
+        from curation.llm import _client
+
+        return getattr(_client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BACKENDS",

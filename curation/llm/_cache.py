@@ -9,6 +9,12 @@ them wait instead of failing.
 
 Within a process one connection is shared by all threads behind a lock ("one
 writer connection"), which keeps SQLite's locking simple and fast.
+
+``put_many`` stores a batch in one transaction: the collection client commits
+the answers that arrived in the same event-loop turn together (at 64 concurrent
+calls they arrive in waves), which costs less than half the CPU and disk time
+of one commit per answer, and an answer counts as stored only once its batch
+has committed.
 """
 
 from __future__ import annotations
@@ -17,8 +23,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from curation.llm._types import ChatRequest, Completion
@@ -34,6 +39,21 @@ CREATE TABLE IF NOT EXISTS completions (
 ) WITHOUT ROWID
 """
 _CHUNK = 500
+_INSERT = "INSERT OR IGNORE INTO completions VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _request_json(request: ChatRequest) -> str:
+    """What was asked, stored beside the answer (for audits; not used for lookup)."""
+    return json.dumps(
+        {
+            "model_id": request.model_id,
+            "messages": [[m.role, m.content] for m in request.messages],
+            "sampling": request.sampling.as_dict(),
+            "sample": request.sample,
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+    )
 
 
 class CompletionCache:
@@ -101,21 +121,33 @@ class CompletionCache:
         self, key: str, request: ChatRequest, completion: Completion, *, namespace: str
     ) -> None:
         """Store one completion (committed on return). An existing row is kept as is."""
-        req = json.dumps(
-            {
-                "model_id": request.model_id,
-                "messages": [[m.role, m.content] for m in request.messages],
-                "sampling": asdict(request.sampling),
-                "sample": request.sample,
-            },
-            ensure_ascii=False,
-            sort_keys=True,
-        )
+        self.put_many([(key, request, completion)], namespace=namespace)
+
+    def put_many(
+        self, rows: Sequence[tuple[str, ChatRequest, Completion]], *, namespace: str
+    ) -> None:
+        """Store completions in one transaction (all committed on return, or none).
+
+        Existing rows are kept as they are.
+        """
+        if not rows:
+            return
+        now = time.time()
+        values = [
+            (key, namespace, request.model_id, _request_json(request), completion.to_json(), now)
+            for key, request, completion in rows
+        ]
         with self._lock:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO completions VALUES (?, ?, ?, ?, ?, ?)",
-                (key, namespace, request.model_id, req, completion.to_json(), time.time()),
-            )
+            if len(values) == 1:
+                self._conn.execute(_INSERT, values[0])  # autocommit: its own transaction
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(_INSERT, values)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:

@@ -8,9 +8,14 @@ invariant 2). Design choices, each for a measured or stated reason:
 * A semaphore per endpoint (base URL) bounds concurrent requests; it is held only
   during an attempt, never while backing off, so one struggling call does not
   starve the others.
-* Several HTTP clients per endpoint (one per ``clients_per_connections`` slots):
-  httpx scans its whole connection pool on every request, and at 64 connections
-  that scan cost more CPU than the request itself.
+* The SDK's aiohttp transport (``openai.DefaultAioHttpClient``, the ``openai[aiohttp]``
+  extra) by default, one keep-alive client per endpoint: against a 50 ms server at
+  64 concurrent calls it spent 30-50% less client CPU per request than the default
+  httpx transport (httpcore's pool bookkeeping, h11 and anyio were a third of the
+  request's cost; see benchmarks/bench_llm.py). ``LLMSettings.http_transport = "httpx"`` keeps
+  the SDK's default transport, with several clients per endpoint (one per
+  ``clients_per_connections`` slots): httpcore scans its whole connection pool on
+  every request, and at 64 connections that scan cost more than the request itself.
 * Non-streamed calls go through ``client.post("/chat/completions", cast_to=object)``
   (the SDK's documented route for raw requests) rather than
   ``chat.completions.create``: the typed path spent ~40% more CPU per call on
@@ -35,8 +40,10 @@ from typing import Any
 
 import openai
 
-from curation.errors import ConfigError, CurationError
+from curation.errors import ConfigError
 from curation.llm._config import LLMSettings, PanelModel
+from curation.llm._errors import LLMCallError
+from curation.llm._processes import ShardSpec
 from curation.llm._scrub import Secrets, redact_url
 from curation.llm._types import ChatRequest, Completion
 
@@ -60,16 +67,6 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 
 _TRANSPORT_ERRORS = _transport_errors()
-
-
-class LLMCallError(CurationError):
-    """A call failed for good: after the last retry, or with a non-retryable status."""
-
-    def __init__(self, message: str, *, model: str, endpoint: str, attempts: int) -> None:
-        self.model = model
-        self.endpoint = endpoint
-        self.attempts = attempts
-        super().__init__(message)
 
 
 class _Retryable(Exception):
@@ -141,6 +138,13 @@ class OpenAIBackend:
     ) -> None:
         env = os.environ if environ is None else environ
         self.settings = settings
+        self._models = tuple(models)
+        self._environ = {
+            name: env[name]
+            for m in models
+            for name in (m.base_url_env, m.api_key_env)
+            if name in env
+        }
         self.secrets = Secrets()
         self._rng = rng or random.Random()
         resolved: list[tuple[PanelModel, str, str]] = []
@@ -173,21 +177,31 @@ class OpenAIBackend:
                 endpoints[url] = _Endpoint(redact_url(url), asyncio.Semaphore(limit), limit)
         clients: dict[tuple[str, str], list[openai.AsyncOpenAI]] = {}
         self._routes: dict[str, _Route] = {}
-        timeout = openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
         for m, url, key in resolved:
             endpoint = endpoints[url]
             if (url, key) not in clients:
-                n = max(1, math.ceil(endpoint.limit / settings.clients_per_connections))
-                clients[url, key] = [
-                    openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
-                    for _ in range(n)
-                ]
+                clients[url, key] = _clients_for(url, key, endpoint.limit, settings)
             self._routes[m.name] = _Route(m, endpoint, clients[url, key], m.api_key_env)
         self._clients = [c for group in clients.values() for c in group]
 
     @property
     def namespace(self) -> str:
         return "openai"
+
+    @property
+    def processes(self) -> int:
+        """Worker processes to answer through (``LLMSettings.processes``)."""
+        return self.settings.processes
+
+    def shard_spec(self, cache_path: str) -> ShardSpec:
+        """What worker processes need to rebuild this backend (see ``_processes``)."""
+        return ShardSpec(
+            models=self._models,
+            settings=self.settings,
+            environ=self._environ,
+            limits={name: route.endpoint.limit for name, route in self._routes.items()},
+            cache_path=cache_path,
+        )
 
     def endpoint_of(self, model: str) -> str:
         """The (redacted) base URL a panel model is served from."""
@@ -245,7 +259,9 @@ class OpenAIBackend:
             if request.stream:
                 return await self._streamed(route, request, retries=retries)
             return await self._plain(route, request, retries=retries)
-        except openai.APITimeoutError:
+        except openai.APITimeoutError as exc:
+            if _dropped(exc):
+                raise _Retryable("connection", "connection dropped by the server") from None
             raise _Retryable("timeout", f"timed out after {self.settings.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
             raise _Retryable("connection", scrub(f"connection error: {exc}")) from None
@@ -348,6 +364,120 @@ class OpenAIBackend:
             served_model=served,
             backend="openai",
         )
+
+
+async def sdk_cpu_ms_per_call(n: int = 1000) -> float:
+    """Client CPU ms the SDK alone spends on one non-streamed call, with no network.
+
+    The same ``post`` as :meth:`OpenAIBackend._plain`, answered by an in-memory
+    transport: request options, header merging, URL joining, the httpx client
+    layers and response wrapping, i.e. the floor that no transport or cache change
+    can remove from a request (reported by benchmarks/bench_llm.py).
+    """
+    import resource
+
+    try:
+        import httpx2 as http
+    except ImportError:  # an SDK before 3.x, on httpx
+        import httpx as http  # type: ignore[no-redef]
+
+    reply = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "4"},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10},
+        }
+    ).encode()
+
+    def answer(request: Any) -> Any:
+        return http.Response(200, content=reply, headers={"content-type": "application/json"})
+
+    client = openai.AsyncOpenAI(
+        base_url="http://127.0.0.1:9/v1",
+        api_key="none",
+        max_retries=0,
+        http_client=http.AsyncClient(transport=http.MockTransport(answer)),
+    )
+    body = {"model": "m", "messages": [{"role": "user", "content": "2 + 2?"}], "max_tokens": 16}
+
+    async def calls(k: int) -> None:
+        for _ in range(k):
+            await client.post(
+                "/chat/completions",
+                body=body,
+                cast_to=object,
+                options={"headers": {SAMPLE_HEADER: "0"}},
+            )
+
+    try:
+        await calls(min(n, 100))  # warm-up
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = usage.ru_utime + usage.ru_stime
+        await calls(n)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return (usage.ru_utime + usage.ru_stime - t0) / n * 1e3
+    finally:
+        await client.close()
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a "timeout" was really a dropped connection.
+
+    The SDK's aiohttp transport maps every aiohttp connection error, a server
+    closing or resetting the connection included, to a connect timeout; the cause
+    chain still says which it was.
+    """
+    seen: BaseException | None = exc
+    for _ in range(8):
+        seen = seen.__cause__ or seen.__context__ if seen is not None else None
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionError) or type(seen).__name__ in (
+            "ServerDisconnectedError",
+            "ClientOSError",
+        ):
+            return True
+    return False
+
+
+def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[openai.AsyncOpenAI]:
+    """The SDK clients serving one (endpoint, key): one on aiohttp, ``limit / k`` on httpx.
+
+    The aiohttp session inside is created lazily on the first request, so the
+    clients belong to the event loop that first uses them (build the backend in it).
+    """
+    # the pool timeout is a connect timeout: aiohttp counts opening a connection
+    # against it, and with the read timeout there (the SDK's default) a loaded machine
+    # timed requests out before they were sent
+    timeout = openai.Timeout(
+        settings.timeout_s, connect=settings.connect_timeout_s, pool=settings.connect_timeout_s
+    )
+    if settings.http_transport == "aiohttp":
+        try:
+            http = openai.DefaultAioHttpClient(timeout=timeout)
+        except RuntimeError as exc:  # the SDK without its aiohttp extra
+            raise ConfigError(
+                f"{exc}: pip install 'openai[aiohttp]' (a dependency of benchcurate)"
+            ) from None
+        return [
+            openai.AsyncOpenAI(
+                base_url=url, api_key=key, max_retries=0, timeout=timeout, http_client=http
+            )
+        ]
+    n = max(1, math.ceil(limit / settings.clients_per_connections))
+    return [
+        openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
+        for _ in range(n)
+    ]
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -22,6 +22,7 @@ from curation.schemas import load_schema, validate_record
 BackendName = Literal["simulate", "openai"]
 """simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
 BACKENDS: tuple[BackendName, ...] = ("simulate", "openai")
+HttpTransport = Literal["aiohttp", "httpx"]
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "numeric-boxed": (
@@ -192,7 +193,16 @@ class LLMSettings:
     """Ask for usage in streamed answers (``stream_options.include_usage``)."""
     default_concurrency: int = 8
     clients_per_connections: int = 8
-    """One HTTP client per this many concurrent requests (keeps connection pools short)."""
+    """httpx transport only: one HTTP client per this many concurrent requests (keeps
+    httpcore's connection pools short)."""
+    http_transport: HttpTransport = "aiohttp"
+    """The SDK's HTTP transport: ``aiohttp`` (less client CPU per request, see
+    benchmarks/bench_llm.py) or ``httpx`` (the SDK's default; kept for comparison and
+    as a fallback, not a params.yaml key)."""
+    processes: int = 1
+    """Worker processes answering the calls (each with a share of every endpoint's
+    concurrency, all writing to the one cache); > 1 lifts the one-core ceiling of
+    the SDK's per-request CPU (curation/llm/_processes.py)."""
 
 
 def llm_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> LLMSettings:
@@ -215,9 +225,12 @@ def llm_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml")
         send_seed=_opt(section, "send_seed", where, True, bool),
         stream_usage=_opt(section, "stream_usage", where, True, bool),
         default_concurrency=_opt(section, "default_concurrency", where, 8, int),
+        processes=_opt(section, "processes", where, 1, int),
     )
     if settings.timeout_s <= 0:
         raise ConfigError(f"{where}.timeout_s: must be positive")
+    if settings.processes < 1:
+        raise ConfigError(f"{where}.processes: must be 1 or more")
     return settings
 
 

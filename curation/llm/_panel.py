@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,15 @@ from curation.llm._config import (
     render_prompt,
     template_id_for,
 )
-from curation.llm._types import Backend, CallResult, ChatRequest, Message, Sampling
+from curation.llm._reply_version import reply_version, stored_key
+from curation.llm._types import (
+    Backend,
+    CallResult,
+    ChatRequest,
+    Completion,
+    Message,
+    Sampling,
+)
 from curation.schemas import conform, empty_frame
 
 
@@ -169,21 +177,32 @@ async def run_calls(
     *,
     progress: bool = True,
     desc: str = "collect",
+    on_commit: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, CallResult], RunStats]:
     """Answer every call: cache first, then the backend, committing each answer at once.
 
     ``backend.max_in_flight()`` x 2 workers pull calls from one queue (the backend's
     own semaphores do the real limiting; the spare workers keep an endpoint busy
     while others sleep in a backoff), so a million planned calls never become a
-    million tasks. The first call that fails for good cancels the others and is
+    million tasks. Answers that return in the same event-loop turn are committed
+    in one transaction before they count as done (at high concurrency they come
+    back in waves; measured here, a one-row commit blocks the loop ~160 us, a row
+    in a batch of 64 ~90 us). The first call that fails for good cancels the others and is
     raised; what returned before is in the cache for the rerun.
+
+    A backend whose settings ask for ``processes`` > 1 answers through that many
+    worker processes sharing the cache (:mod:`curation.llm._processes`); the answers
+    are then read back from the cache. ``on_commit(k)`` is told each committed batch.
     """
     from tqdm.auto import tqdm
 
     unique: dict[str, PlannedCall] = {}
     for call in calls:
         unique.setdefault(call.key, call)
-    hits = cache.get_many(unique)
+    version = reply_version(backend)  # simulated replies: keyed by the code too
+    row_key = {key: stored_key(key, version) for key in unique}
+    found = cache.get_many(row_key.values())
+    hits = {key: found[row] for key, row in row_key.items() if row in found}
     results: dict[str, CallResult] = {
         key: CallResult(unique[key].request, key, completion, cached=True)
         for key, completion in hits.items()
@@ -201,11 +220,48 @@ async def run_calls(
         dynamic_ncols=True,
     )
 
+    spec = getattr(backend, "shard_spec", None)
+    processes = min(getattr(backend, "processes", 1), len(todo) // 4)
+    if spec is not None and processes > 1:
+        try:
+            await _in_processes(todo, spec(str(cache.path)), processes, bar)
+        finally:
+            bar.close()
+        # worker processes serve real endpoints only, whose rows are the request keys
+        got = cache.get_many(row_key[call.key] for call in todo)
+        missing = [call for call in todo if row_key[call.key] not in got]
+        if missing:
+            raise RuntimeError(f"{len(missing)} answers missing after the worker processes")
+        for call in todo:
+            completion = got[row_key[call.key]]
+            results[call.key] = CallResult(call.request, call.key, completion, cached=False)
+        return results, RunStats(requests=len(todo), cache_hits=len(hits))
+
+    answered: list[tuple[PlannedCall, Completion]] = []
+    """Answers returned but not yet committed (lost on a crash, like calls in flight)."""
+
+    def commit() -> None:
+        # one transaction for every answer waiting; only then do they count as done
+        batch = answered[:]
+        answered.clear()
+        cache.put_many(
+            [(row_key[call.key], call.request, completion) for call, completion in batch],
+            namespace=backend.namespace,
+        )
+        for call, completion in batch:
+            results[call.key] = CallResult(call.request, call.key, completion, cached=False)
+        bar.update(len(batch))
+        if on_commit is not None:
+            on_commit(len(batch))
+
     async def one(call: PlannedCall) -> None:
         completion = await backend.complete(call.request)
-        cache.put(call.key, call.request, completion, namespace=backend.namespace)
-        results[call.key] = CallResult(call.request, call.key, completion, cached=False)
-        bar.update(1)
+        answered.append((call, completion))
+        # yield one loop turn so the answers that arrived with this one join the batch;
+        # the first worker back commits them all, the others find nothing to do
+        await asyncio.sleep(0)
+        if answered:
+            commit()
 
     pending = iter(todo)
 
@@ -226,8 +282,23 @@ async def run_calls(
             task.cancel()
         if workers:
             await asyncio.gather(*workers, return_exceptions=True)
+        if answered:
+            commit()  # answers that returned before a failure are kept for the rerun
         bar.close()
     return results, RunStats(requests=len(todo), cache_hits=len(hits))
+
+
+async def _in_processes(todo: list[PlannedCall], spec: Any, n: int, bar: Any) -> None:
+    import threading
+
+    from curation.llm._processes import run_shards
+
+    stop = threading.Event()
+    try:
+        await asyncio.to_thread(run_shards, spec, todo, n, on_progress=bar.update, stop=stop)
+    except BaseException:
+        stop.set()  # cancelled: the thread stops the children
+        raise
 
 
 def grade_calls(

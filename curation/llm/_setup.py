@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 import polars as pl
 
 from curation.llm._cache import CompletionCache
-from curation.llm._client import OpenAIBackend
 from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
+from curation.llm._reply_version import reply_version, stored_key
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,
@@ -48,6 +48,8 @@ def backend_for(
     ``simulate()`` builds (the caller's seeded simulation, whose records say
     ``source = simulated``). Call it inside the event loop that will use it."""
     if name == "openai":
+        from curation.llm._client import OpenAIBackend  # the SDK only when it is used
+
         return OpenAIBackend(list(models), llm, environ=environ)
     if name == "simulate":
         return simulate()
@@ -88,11 +90,13 @@ def build_backend(
 async def cached_complete(
     backend: Backend, cache: CompletionCache, request: ChatRequest
 ) -> CallResult:
-    """One call through the cache: served from it if answered before, else asked and stored."""
+    """One call through the cache: served from it if answered before (by the same code,
+    for a simulated backend), else asked and stored."""
     key = request.key(backend.namespace)
-    hit = cache.get(key)
+    row = stored_key(key, reply_version(backend))
+    hit = cache.get(row)
     if hit is not None:
         return CallResult(request, key, hit, cached=True)
     completion = await backend.complete(request)
-    cache.put(key, request, completion, namespace=backend.namespace)
+    cache.put(row, request, completion, namespace=backend.namespace)
     return CallResult(request, key, completion, cached=False)

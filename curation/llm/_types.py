@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 CACHE_KEY_VERSION = 1
@@ -33,6 +33,16 @@ class Sampling:
     top_p: float | None = None
     seed: int | None = None
     """Seed sent to the endpoint (base seed + sample index), or None to send none."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict (``dataclasses.asdict`` deep-copies, which cost more
+        than the rest of building a cache key)."""
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +79,7 @@ class ChatRequest:
             "ns": namespace,
             "model_id": self.model_id,
             "messages": [[m.role, m.content] for m in self.messages],
-            "sampling": asdict(self.sampling),
+            "sampling": self.sampling.as_dict(),
             "sample": self.sample,
         }
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -114,7 +124,21 @@ class Completion:
     """Backend that produced it: openai or simulated."""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return json.dumps(
+            {
+                "text": self.text,
+                "finish_reason": self.finish_reason,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "latency_s": self.latency_s,
+                "ttft_s": self.ttft_s,
+                "retries": self.retries,
+                "served_model": self.served_model,
+                "backend": self.backend,
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Completion:

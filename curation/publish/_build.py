@@ -157,11 +157,10 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
-            "files": {
-                folder.name: file_hashes(folder)
-                for folder in sorted(self.dataset_dir.parent.iterdir())
-                if folder.is_dir() and not folder.name.startswith(".")
-            },
+            # this build's folder only: dist/<b>/ is untracked and keeps every version
+            # built here, so listing it would make a committed metric depend on leftovers
+            # (an older folder is checked against dvc.lock by `curate publish`)
+            "files": {self.dataset_dir.name: file_hashes(self.dataset_dir)},
         }
 
     def summary(self) -> str:

@@ -5,9 +5,11 @@ parquet can edit its hash there too. The publish gate therefore compares every f
 the build folder (``disk/`` copies and the manifest included) with a record kept
 *outside* ``dist/``:
 
-1. ``metrics/build/<b>.json`` (``files``: build folder -> path -> sha256, for every
-   version in ``dist/<b>/`` when the build stage last ran), committed to git; else
-2. ``dvc.lock``: the build stage's ``dist/<b>`` output is a directory whose listing
+1. ``metrics/build/<b>.json`` (``files``: the folder the build stage last wrote -> path
+   -> sha256), committed to git; else
+2. ``.build-records/<b>/<folder>.json``: the same hashes, written by the build that made
+   the folder (untracked, like ``dist/``: an older version built in this checkout); else
+3. ``dvc.lock``: the build stage's ``dist/<b>`` output is a directory whose listing
    (path -> md5, every version kept) is in the DVC cache.
 
 With neither, or with any difference, nothing is published.
@@ -79,6 +81,19 @@ def _from_build_metrics(dataset_dir: Path, benchmark: str, version: str) -> dict
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
 
 
+def _from_build_record(dataset_dir: Path, benchmark: str) -> dict[str, str] | None:
+    from curation.paths import build_record_path
+
+    try:
+        record = json.loads(
+            build_record_path(benchmark, dataset_dir.name).read_text(encoding="utf-8")
+        )
+    except (OSError, ValueError):
+        return None
+    files = record.get("files") if isinstance(record, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
+
+
 def _from_dvc_lock(dataset_dir: Path) -> dict[str, str] | None:
     """path (relative to ``dataset_dir``) -> md5, from dvc.lock and the DVC cache."""
     root = Path.cwd()
@@ -113,12 +128,16 @@ def verify_build(dataset_dir: Path, *, benchmark: str, version: str) -> str:
     record, algorithm, source = _from_build_metrics(dataset_dir, benchmark, version), "sha256", ""
     if record is not None:
         source = f"metrics/build/{benchmark}.json"
+    elif (record := _from_build_record(dataset_dir, benchmark)) is not None:
+        from curation.paths import build_record_path
+
+        source = build_record_path(benchmark, dataset_dir.name).as_posix()
     else:
         record, algorithm, source = _from_dvc_lock(dataset_dir), "md5", "dvc.lock"
     if record is None:
         raise PublishRefused(
             f"refusing to publish: no record of {dataset_dir} outside dist/ (neither metrics/"
-            f"build/{benchmark}.json nor dvc.lock lists it); "
+            f"build/{benchmark}.json, .build-records/ nor dvc.lock lists it); "
             f"rebuild it with `dvc repro build@{benchmark}`"
         )
     local = file_hashes(dataset_dir, algorithm)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 MIN_MODELS = 3
 """Fewer common models than this give no τ (it would be ±1 or undefined)."""
@@ -45,6 +44,8 @@ def model_scores(responses: pl.DataFrame, items: Sequence[str] | None = None) ->
 def _ranks(scores: Mapping[str, float], models: Sequence[str]) -> dict[str, float]:
     """Rank 1 = best (highest score); ties share their average rank."""
     vals = np.array([scores[m] for m in models], dtype=np.float64)
+    from scipy import stats  # scipy.stats costs ~0.8 s to import: only when ranking
+
     ranks = stats.rankdata(-vals, method="average")
     return dict(zip(models, (float(r) for r in ranks), strict=True))
 
@@ -115,5 +116,7 @@ def rank_agreement(scores: Mapping[str, float], reference: ReferenceRanking) -> 
     r = np.array([-reference.ranks[m] for m in models], dtype=np.float64)
     if np.ptp(s) == 0 or np.ptp(r) == 0:
         return RankAgreement(None, None, len(models), "a ranking is constant; τ is undefined")
+    from scipy import stats
+
     res = stats.kendalltau(s, r)
     return RankAgreement(float(res.statistic), float(res.pvalue), len(models))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -134,7 +135,7 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
     searched = sum((json.loads(x).get("selection") or {}).get("n_trials", 0) for x in bf["lineage"])
     assert m["panel_trials"] == int(bf["n_trials"].sum()) + searched
     assert m["tokens"]["total"] > 0
-    assert metrics["run"]["requests"] == 12 + m["panel_trials"]
+    assert f"this run: {12 + m['panel_trials']} calls, 0 cached" in text
     oracle = cands.filter(pl.col("method") == "oracle")
     assert oracle["z"].to_list() == [pytest.approx(0.45)] and oracle["parent"].to_list() == [None]
     assert (tmp_path / "plots/fill" / f"{BENCH}.png").stat().st_size > 0
@@ -164,6 +165,7 @@ _SEARCH = {
     "children": 2,
     "tolerance": 0.0,  # never on target: every round of every insertion runs
     "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 6, "se_accept": 0.01},
+    "refine": {"finalists": 2, "batch": 2, "max_trials": 4, "screen_trials": 4},  # resumed too
 }
 
 
@@ -231,8 +233,9 @@ def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
     a = pl.read_parquet(ref_dir / "data/fill" / BENCH / "candidates.parquet")
     b = pl.read_parquet(run_dir / "data/fill" / BENCH / "candidates.parquet")
     assert a.equals(b)
-    metrics = json.loads((run_dir / "metrics/fill" / f"{BENCH}.json").read_text())
-    assert metrics["run"]["resumed"] is True
+    # the committed metrics do not depend on the resumption: byte-identical files
+    ref_metrics = (ref_dir / "metrics/fill" / f"{BENCH}.json").read_bytes()
+    assert (run_dir / "metrics/fill" / f"{BENCH}.json").read_bytes() == ref_metrics
 
 
 def _judging(body, sample):
@@ -280,7 +283,7 @@ def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
         for k, v in _env(srv).items():
             monkeypatch.setenv(k, v)
         monkeypatch.chdir(tmp_path)
-        fill.run(load_params("params.yaml"), BENCH)
+        text = fill.run(load_params("params.yaml"), BENCH)
         made = sum(srv.snapshot().requests.values())
     cands = pl.read_parquet(tmp_path / "data/fill" / BENCH / "candidates.parquet")
     bf = cands.filter(pl.col("method") == "benchfill")
@@ -295,5 +298,5 @@ def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
     reasons = metrics["methods"]["benchfill"]["failure_reasons"]
     assert reasons["judge: unparseable"] >= 1 and reasons["judge: no-own-answer"] >= 1
     # the judge's calls are counted in fill's request count: every call the server saw
-    assert metrics["run"]["judge_requests"] > 0
-    assert metrics["run"]["requests"] == made
+    by_judge = re.search(rf"this run: {made} calls \((\d+) by the judge\)", text)
+    assert by_judge is not None and int(by_judge[1]) > 0, text

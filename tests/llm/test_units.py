@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import multiprocessing as mp
 import random
 import sqlite3
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -82,6 +84,30 @@ def test_cache_round_trip_and_persistence(tmp_path: Path):
         assert list(again.keys()) == [key]
     mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+
+
+def test_batched_puts_commit_together_and_keep_first_answers(tmp_path: Path):
+    path = tmp_path / "batch.sqlite"
+    reqs = [_request(sample=i) for i in range(5)]
+    with CompletionCache(path) as cache:
+        cache.put(reqs[0].key("openai"), reqs[0], Completion("first"), namespace="openai")
+        rows = [(r.key("openai"), r, Completion(f"a{r.sample}")) for r in reqs]
+        cache.put_many(rows, namespace="openai")
+        cache.put_many([], namespace="openai")
+    with CompletionCache(path) as again:
+        got = again.get_many(r.key("openai") for r in reqs)
+    assert {k: c.text for k, c in got.items()} == {
+        r.key("openai"): ("first" if r.sample == 0 else f"a{r.sample}") for r in reqs
+    }
+
+
+def test_hand_written_record_dicts_match_the_dataclasses():
+    # to_json and as_dict avoid dataclasses.asdict (slow); a new field must not be dropped
+    comp = Completion("4", "stop", 10, 1, 0.25, 0.05, 2, "org/m", "openai")
+    assert json.loads(comp.to_json()) == asdict(comp)
+    assert Completion.from_json(comp.to_json()) == comp
+    sampling = Sampling(0.7, 64, 0.9, 3)
+    assert sampling.as_dict() == asdict(sampling)
 
 
 def _writer(path: str, start: int, n: int) -> None:

@@ -271,3 +271,33 @@ def test_two_builds_load_their_own_rows_through_one_fresh_datasets_cache(
         rows[benchmark] = set(ds["item"])
     assert rows["toy"] and all(i.startswith("toy-") for i in rows["toy"])
     assert rows["toy2"] and all(i.startswith("toy2-") for i in rows["toy2"])
+
+
+def test_leftover_folders_in_dist_do_not_change_the_metrics(project: Path):
+    """dist/<b>/ is untracked and keeps every version built in this checkout: the committed
+    metrics/build/<b>.json lists only the folder this build wrote, so a leftover (an old
+    version, a stray copy) leaves it byte-identical to a fresh clone's."""
+    run_subsets_and_build(project)
+    metrics_file = project / "metrics/build/toy.json"
+    fresh = metrics_file.read_bytes()
+    assert list(json.loads(fresh)["files"]) == ["toy-1.0.0"]
+    stray = project / "dist/toy/toy-0.9.0"
+    (stray / "data").mkdir(parents=True)
+    (stray / "data/old.parquet").write_bytes(b"left over from an earlier build")
+    run_subsets_and_build(project)
+    assert metrics_file.read_bytes() == fresh
+
+    from curation.publish._checks import PublishRefused
+    from curation.publish._verify import verify_build
+
+    with pytest.raises(PublishRefused, match="no record of dist/toy/toy-0.9.0 outside dist/"):
+        verify_build(Path("dist/toy/toy-0.9.0"), benchmark="toy", version="0.9.0")
+    built = Path("dist/toy/toy-1.0.0")
+    assert verify_build(built, benchmark="toy", version="1.0.0") == "metrics/build/toy.json"
+    # without the metrics (a later build names its own folder), the build's own record
+    metrics_file.unlink()
+    record = ".build-records/toy/toy-1.0.0.json"
+    assert verify_build(built, benchmark="toy", version="1.0.0") == record
+    (built / "CHANGELOG.md").write_text("edited after the build\n")
+    with pytest.raises(PublishRefused, match="CHANGELOG.md"):
+        verify_build(built, benchmark="toy", version="1.0.0")

@@ -189,6 +189,27 @@ def test_stale_subset_files_are_removed(project: Path):
     ]
 
 
+def test_a_benchmark_smaller_than_every_shared_size_skips_them_all(project: Path):
+    """A small slice (every shared size above its item count) has no subsets, each with
+    its reason, instead of failing `dvc repro`; a size set for it by name still fails."""
+    params = load_params("params.yaml")
+    params["subsets"]["sizes"] = [50, 100]
+    text = stage.run(params, "lone")
+    assert text.splitlines()[0] == "lone: 0 subset(s) -> data/subsets/lone"
+    assert "skipped uniform-50: m=50 exceeds the 30 items with a z" in text
+    metrics = json.loads(Path("metrics/subsets/lone.json").read_text())
+    assert metrics["subsets"] == {} and set(metrics["skipped"]) == {
+        "uniform-50",
+        "uniform-100",
+        "ref-50",
+        "ref-100",
+    }
+    assert Path("data/subsets/lone").is_dir() and not list(Path("data/subsets/lone").iterdir())
+    params["subsets"]["benchmarks"] = {"lone": {"sizes": [10, 31]}}
+    with pytest.raises(ConfigError, match="subsets.benchmarks.lone.sizes: subset size 31"):
+        stage.run(params, "lone")
+
+
 def test_missing_difficulty_names_the_stage(project: Path):
     Path("data/difficulty/skew.parquet").unlink()
     with pytest.raises(InputError, match="dvc repro annotate@skew"):
