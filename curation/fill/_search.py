@@ -76,7 +76,7 @@ from curation.fill._parse import ParseFailure, parse_rewrite
 from curation.fill._prompts import Prompts, prompt_hash, rewrite_messages
 from curation.fill._simulate import SIMULATED_REWRITER, Brief, SimulatedRewriter
 from curation.fill._targets import Target, n_targets, next_target
-from curation.fill._validity import DuplicateIndex
+from curation.fill._validity import DuplicateIndex, unsaid_answer_change
 from curation.grading import GradingSettings
 from curation.llm import (
     Backend,
@@ -337,10 +337,18 @@ async def run_round(
                 dup = track.dups.find(
                     parsed.question, parsed.answer, parsed.answer_type, choices
                 ) or siblings.find(parsed.question, parsed.answer, parsed.answer_type, choices)
+            unsaid = None
+            if problem is None and dup is None:
+                unsaid = unsaid_answer_change(
+                    parent.question, parent.answer, parsed.question, parsed.answer,
+                    parsed.answer_type, parsed.change, choices, ctx.grading,
+                )  # fmt: skip
             if problem is not None:
                 rec = rec.replace(status_reason=f"not gradable: {problem}")
             elif dup is not None:
                 rec = rec.replace(status=DUPLICATE, status_reason=dup.reason())
+            elif unsaid is not None:
+                rec = rec.replace(status_reason=unsaid)
             else:
                 siblings.add(
                     rec.candidate, parsed.question, parsed.answer, parsed.answer_type, choices

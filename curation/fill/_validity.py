@@ -10,6 +10,10 @@
   A rewrite that changes one constant keeps (a) but changes (c) and usually (b), so
   it is a new item — the paper's canonical edit; a paraphrase with the same numbers
   and answer is not.
+* **No unexplained answer change** (:func:`unsaid_answer_change`): a reference answer
+  that differs from the parent's while the question keeps the parent's numbers and the
+  ``change`` line states nothing. Real small rewriters do this often: they copy the
+  parent and "solve" it again, wrongly.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curation.grading import normalize_text, parse_number, reference_letter
+from curation.grading import GradingSettings, normalize_text, parse_number, reference_letter
+from curation.judge._compare import answers_agree
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -121,3 +126,58 @@ class DuplicateIndex:
             if ratio >= self.threshold and (best is None or ratio > best.similarity):
                 best = Duplicate(item, ratio)
         return best
+
+
+_NO_CHANGE = re.compile(
+    r"^\W*(?:none|nothing|n/?a|no changes?(?: made)?|unchanged|same|"
+    r"(?:the )?same as (?:in )?(?:the )?parent|as (?:in )?the parent|"
+    r"<one line: what you changed>)?\W*$",
+    re.I,
+)
+
+
+def says_what_changed(change: str | None) -> bool:
+    """Whether the rewriter's ``change`` line states a change at all.
+
+    Empty, "none", "as the parent", "unchanged" and the prompt's own placeholder state
+    nothing; any other text counts as saying (its truth is the judge's job).
+    """
+    return change is not None and _NO_CHANGE.match(change) is None
+
+
+def unsaid_answer_change(
+    parent_question: str,
+    parent_answer: str | None,
+    question: str,
+    answer: str | None,
+    answer_type: str,
+    change: str | None,
+    choices: Sequence[str] | None = None,
+    grading: GradingSettings | None = None,
+) -> str | None:
+    """Why a child's reference answer changed without the rewrite accounting for it, or None.
+
+    The rule (mechanical, so a cheap check before any panel trial): the child's answer
+    differs from the parent's (compared as the grader compares answers), yet the
+    child's question carries exactly the parent's numbers (no constant changed) and the
+    ``change`` line states nothing (:func:`says_what_changed`). Then nothing visible in
+    the rewrite explains a new answer: either the rewriter mis-solved an unchanged
+    problem, or it changed a condition in words and did not say so. A changed number,
+    or a stated change, lets the answer change (whether it is right is the judge's and
+    the panel's job). Answers are compared by the panel's grader (``\\frac{1}{2}`` and
+    ``0.5`` agree), by :func:`answer_key` where it cannot grade (code, free-form).
+    """
+    same = answers_agree(answer, parent_answer, answer_type, choices=choices, settings=grading)
+    if same is None:
+        same = answer_key(answer, answer_type, choices) == answer_key(
+            parent_answer, answer_type, choices
+        )
+    if same:
+        return None
+    if _numbers(question) != _numbers(parent_question) or says_what_changed(change):
+        return None
+    stated = "no change stated" if not change else f"change {change!r} states none"
+    return (
+        f"answer changed without saying: {parent_answer!r} -> {answer!r}, "
+        f"the question has the parent's numbers and {stated}"
+    )

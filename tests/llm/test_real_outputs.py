@@ -1,9 +1,11 @@
-"""Real model outputs (tests/fixtures/real_llm/, captured from llama.cpp servers running
-SmolLM2-135M and Qwen2.5-Coder-0.5B by scripts/capture_real_llm.py), replayed.
+"""Real model outputs (tests/fixtures/real_llm/, captured by scripts/capture_real_llm.py
+from llama.cpp servers running SmolLM2-135M, Gemma-3-270M and Qwen2.5-Coder-0.5B), replayed.
 
-Every captured reply goes through the parsers, and the judge's conversations are
-replayed through the local fake OpenAI server, so the tolerant reading, the repair
-request and the "decided nothing is no pass" rule are tested on real messy text.
+Every captured reply is served by the local fake OpenAI server and read through the real
+client, then through the same checks BenchFill and the judge apply: each one either
+parses or yields a counted failure reason, never a crash, and an undecided judge verdict
+never passes. The tallies are pinned in ``expected.json`` beside the fixtures, so a
+change to the parse/repair code that reads real text differently shows up here.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from typing import Any
 
 import pytest
 
-from curation.fill._parse import ParseFailure, Rewrite, parse_rewrite
+from curation.calibrate import gradable_problem
+from curation.fill._parse import FAILURE_KINDS, ParseFailure, parse_rewrite
+from curation.fill._validity import DuplicateIndex, unsaid_answer_change
+from curation.grading import GradingSettings
 from curation.judge import UNDECIDED_CATEGORIES, build_judge
 from curation.judge._parse import parse_reply
+from curation.llm import ChatRequest, LLMSettings, Message, OpenAIBackend, PanelModel, Sampling
 from curation.schemas import validate_record
 from tests.judge.conftest import judge_params
 from tests.llm.conftest import API_KEY, API_KEY_ENV, BASE_URL_ENV
@@ -27,6 +33,8 @@ from tests.llm.fake_openai_server import FakeOpenAIServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real_llm"
 REPAIR_MARK = "Your reply could not be used"
+MODELS = {"smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b"}
+_FIXTURE = re.compile(r"\[fixture (\d+)\]")
 
 
 def _load(name: str) -> list[dict[str, Any]]:
@@ -38,9 +46,11 @@ def _load(name: str) -> list[dict[str, Any]]:
 
 REWRITES = _load("rewriter.jsonl")
 JUDGE = _load("judge.jsonl")
+_EXPECTED_FILE = FIXTURES / "expected.json"
+EXPECTED = json.loads(_EXPECTED_FILE.read_text()) if _EXPECTED_FILE.is_file() else {}
 
 pytestmark = pytest.mark.skipif(
-    not (REWRITES and JUDGE),
+    not (REWRITES and JUDGE and EXPECTED),
     reason="no captured real outputs in tests/fixtures/real_llm/ yet: start the local servers "
     "and run scripts/capture_real_llm.py",
 )
@@ -49,8 +59,97 @@ pytestmark = pytest.mark.skipif(
 def test_fixtures_are_real_and_enough():
     assert len(REWRITES) >= 50 and len(JUDGE) >= 50
     for r in REWRITES + JUDGE:
-        assert r["model"] in ("smollm2-135m", "qwen2.5-coder-0.5b") and r["date"]
-        assert r["request"]["messages"] and isinstance(r["reply"], str)
+        assert r["model"] in MODELS and r["date"]
+        assert r["request"]["prompt_sha256"] and isinstance(r["reply"], str)
+    assert {r["model"] for r in REWRITES} == MODELS
+    assert {r["model"] for r in JUDGE} == MODELS
+    # MATH parents, so LaTeX reaches the parsers
+    assert any("$" in r["context"]["parent_question"] for r in REWRITES)
+    assert any("\\" in r["reply"] for r in REWRITES)
+
+
+@pytest.fixture
+def server():
+    """The fake OpenAI server, answering a ``[fixture N]`` prompt with rewrite N's reply."""
+
+    def answer(body: dict[str, Any], sample: int) -> tuple[str, str]:
+        i = int(_FIXTURE.search(body["messages"][-1]["content"]).group(1))
+        return REWRITES[i]["reply"], REWRITES[i]["finish_reason"] or "stop"
+
+    srv = FakeOpenAIServer(answer, api_key=API_KEY).start()
+    yield srv
+    srv.stop()
+
+
+def _replayed(server: FakeOpenAIServer) -> list[tuple[str, str | None]]:
+    """(text, finish_reason) of every rewrite, fetched through the real client."""
+    model = PanelModel(
+        "rewriter", "real/replay", base_url_env=BASE_URL_ENV, api_key_env=API_KEY_ENV
+    )
+    env = {BASE_URL_ENV: server.base_url, API_KEY_ENV: API_KEY}
+    backend = OpenAIBackend([model], LLMSettings(timeout_s=10), environ=env)
+
+    async def go():
+        try:
+            return await asyncio.gather(
+                *(
+                    backend.complete(
+                        ChatRequest(
+                            model="rewriter",
+                            model_id="real/replay",
+                            messages=(Message("user", f"[fixture {i}]"),),
+                            sampling=Sampling(1.0, r["request"]["max_tokens"]),
+                            stage="fill",
+                        )
+                    )
+                    for i, r in enumerate(REWRITES)
+                )
+            )
+        finally:
+            await backend.aclose()
+
+    return [(c.text, c.finish_reason) for c in asyncio.run(go())]
+
+
+def rewrite_outcome(text: str, finish_reason: str | None, context: dict[str, Any]) -> str:
+    """What BenchFill makes of one rewriter reply, as a tally key: ``ok``, a parse failure
+    kind, ``not_gradable``, ``parent_copy`` or ``answer_changed_unsaid``."""
+    answer_type = context["answer_type"]
+    got = parse_rewrite(text, answer_type=answer_type, finish_reason=finish_reason)
+    if isinstance(got, ParseFailure):
+        assert got.reason and got.kind in FAILURE_KINDS, got
+        return got.kind
+    assert got.question and got.answer
+    if gradable_problem(got.answer, got.answer_type, got.choices, GradingSettings()) is not None:
+        return "not_gradable"
+    parent = DuplicateIndex(0.9)
+    parent.add("parent", context["parent_question"], context["parent_answer"], answer_type)
+    if parent.find(got.question, got.answer, got.answer_type, got.choices) is not None:
+        return "parent_copy"
+    unsaid = unsaid_answer_change(
+        context["parent_question"],
+        context["parent_answer"],
+        got.question,
+        got.answer,
+        got.answer_type,
+        got.change,
+        got.choices,
+    )
+    if unsaid is not None:
+        assert unsaid.startswith("answer changed without saying")
+        return "answer_changed_unsaid"
+    return "ok"
+
+
+def test_rewriter_replies_replayed_parse_or_give_a_counted_reason(server):
+    replies = _replayed(server)
+    assert [t for t, _ in replies] == [r["reply"] for r in REWRITES]  # the client kept the text
+    tally = Counter(
+        rewrite_outcome(text, finish, r["context"])
+        for (text, finish), r in zip(replies, REWRITES, strict=True)
+    )
+    assert sum(tally.values()) == len(REWRITES)
+    assert dict(tally) == EXPECTED["rewriter"], dict(tally)
 
 
 def _any_valid_object(text: str, schema: str) -> bool:
@@ -86,21 +185,7 @@ def test_judge_reader_finds_every_valid_object_in_real_replies():
             assert validate_record(parsed.value, schema) is None
             tally["tolerant" if parsed.tolerant else "strict"] += 1
     assert sum(tally.values()) == len(JUDGE)
-
-
-def test_rewriter_parser_takes_or_explains_every_real_reply():
-    reasons: Counter[str] = Counter()
-    for r in REWRITES:
-        got = parse_rewrite(
-            r["reply"], answer_type=r["context"]["answer_type"], finish_reason=r["finish_reason"]
-        )
-        if isinstance(got, ParseFailure):
-            assert got.reason
-            reasons[got.reason.split(":")[0]] += 1
-        else:
-            assert isinstance(got, Rewrite) and got.question and got.answer
-            reasons["ok"] += 1
-    assert sum(reasons.values()) == len(REWRITES)
+    assert dict(tally) == EXPECTED["judge_reader"], dict(tally)
 
 
 def _conversations() -> dict[str, dict[str, Any]]:
@@ -170,3 +255,4 @@ def test_judge_replayed_on_real_conversations(tmp_path: Path, replay):
         if a.category == "unparseable":
             assert v.reason.startswith("unparseable judge output:")
     assert sum(categories.values()) == len(convs)
+    assert dict(categories) == EXPECTED["judge_categories"], dict(categories)
