@@ -76,10 +76,19 @@ def _true_target(c: Candidate) -> float:
 
 
 def _se_z(c: Candidate) -> float | None:
+    """SE of a child's z, or None when the data do not give one.
+
+    A child every panel trial failed (or every trial solved) has its b only bounded:
+    the delta-method SE then runs to 1e22 on a [0, 1] axis. An SE that is not finite or
+    wider than the whole axis says nothing, so it is reported as unknown (and the
+    child never counts as on target) rather than printed as ``± 1.6e22``."""
     value = c.lineage_dict().get("se_z")
     if value is None and c.se == 0.0:
         return 0.0  # the oracle: placed, not measured
-    return None if value is None else float(value)
+    if value is None:
+        return None
+    se = float(value)
+    return se if np.isfinite(se) and se <= 1.0 else None
 
 
 def _pct(before: np.ndarray, added: Sequence[float]) -> float:

@@ -262,3 +262,24 @@ def test_rewriter_skill_presets_confirmation_and_world_settings():
     ]:
         with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
             fill_settings({"fill": bad})
+
+
+def test_an_unbounded_se_of_z_is_unknown_not_printed():
+    """A child every trial failed has only a bound on b: its delta-method SE (1e22 in a
+    real stand-in run) is no SE on a [0, 1] axis. Metrics report none, not ± 1.6e22."""
+    from curation.fill._metrics import method_metrics
+
+    def child(cid: str, se_z: float) -> Candidate:
+        row = _record(cid, 0.5)
+        row["status"] = "inserted"
+        row["lineage"] = json.dumps({"parents": ["i1"], "insertion": 0, "se_z": se_z})
+        return Candidate.from_row(row)
+
+    z_before = np.array([0.1, 0.4, 0.6, 0.9])
+    for se_z, expected in ((0.02, 0.02), (1.6e22, None), (float("inf"), None)):
+        c = child("c1", se_z)
+        m = method_metrics(
+            [c], [c], z_before=z_before, n_targets=1, rounds=[1], fixed_budget=1, tolerance=0.01
+        )
+        assert m["target_dev_se"] == expected
+        assert m["target_dev"] == pytest.approx(0.05)
