@@ -209,6 +209,18 @@ def _cost(rewrite: CallResult | None, note: Annotation | None) -> dict[str, int]
     }
 
 
+def _with_panel_cost(spent: dict[str, int] | None, cost: dict[str, int]) -> dict[str, int]:
+    """A child's cost so far plus the panel trials of a later phase (refinement,
+    confirmation): every counter summed, and their tokens added to the total."""
+    out = dict(spent or {})
+    for k, v in cost.items():
+        out[k] = int(out.get(k, 0)) + v
+    out["tokens"] = int(out.get("tokens", 0)) + (
+        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
+    )
+    return out
+
+
 def _request(ctx: Context, job: Job, target: Target) -> ChatRequest:
     rw = ctx.rewriter_model
     messages = rewrite_messages(
@@ -564,13 +576,7 @@ def _refined(
         },
     }
     lineage.update(annotation_lineage(a))
-    spent = dict(lineage.get("cost") or {})
-    for k, v in cost.items():
-        spent[k] = int(spent.get(k, 0)) + v
-    spent["tokens"] = int(spent.get("tokens", 0)) + (
-        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
-    )
-    lineage["cost"] = spent
+    lineage["cost"] = _with_panel_cost(lineage.get("cost"), cost)
     out = record_measurement(
         rec, a, target_z=target.z, tolerance=s.tolerance, reason_prefix="refined: "
     )
@@ -836,13 +842,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         "cost": cost,
     }
     lineage["se_z"], lineage["bound"] = a.se_z, a.bound
-    spent = dict(lineage.get("cost") or {})
-    for k, v in cost.items():
-        spent[k] = int(spent.get(k, 0)) + v
-    spent["tokens"] = int(spent.get("tokens", 0)) + (
-        cost["panel_prompt_tokens"] + cost["panel_completion_tokens"]
-    )
-    lineage["cost"] = spent
+    lineage["cost"] = _with_panel_cost(lineage.get("cost"), cost)
     confirmed = record_measurement(
         best,
         a,
