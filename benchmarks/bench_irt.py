@@ -41,6 +41,8 @@ from scipy.special import expit
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from _table import print_table  # noqa: E402
+
 from curation.irt import fit, loo_stability, simulate_responses  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,18 +94,6 @@ def load_wide(path: Path) -> pl.DataFrame:
             pl.col("v").cast(pl.Int64).alias("n_correct"),
         )
     )
-
-
-def print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
-    cells = [[str(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(header)]
-    line = "  ".join("-" * w for w in widths)
-    print(f"\n{title}\n{line}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print(line)
-    for r in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
-    print(line, flush=True)
 
 
 def bench_simulated(repeats: int, girth_on: bool, seed: int) -> None:

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from _table import print_table
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNING = re.compile(r"^Running stage '([^']+)'")
@@ -103,17 +104,6 @@ def stage_walls(r: Run) -> list[tuple[str, float]]:
     starts = [(t, m.group(1)) for t, line in r.lines if (m := RUNNING.match(line))]
     ends = [t for t, _ in starts[1:]] + [r.wall]
     return [(name, end - t) for (t, name), end in zip(starts, ends, strict=True)]
-
-
-def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
-    line = "  ".join("-" * w for w in widths)
-    print(f"\n{title}\n{line}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print(line)
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
-    print(line, flush=True)
 
 
 def clone(rev: str, dest: Path) -> None:

@@ -42,6 +42,8 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from _table import print_table  # noqa: E402
+
 from curation.irt import _threads, bic_compare, fit, loo_stability  # noqa: E402
 
 
@@ -70,18 +72,6 @@ def load_benchmarks(responses: Path | None, root: Path = REPO) -> dict[str, pl.D
             df = load_wide(root / spec["responses"]["path"])
         out[name] = df.select("model", "item", "n_trials", "n_correct")
     return out
-
-
-def print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
-    cells = [[str(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(header)]
-    line = "  ".join("-" * w for w in widths)
-    print(f"\n{title}\n{line}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print(line)
-    for r in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
-    print(line, flush=True)
 
 
 def _clock(fn: Any) -> tuple[float, float, Any]:
