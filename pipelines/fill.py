@@ -8,8 +8,15 @@ and memory.parquet (schema ``fill_memory``); metrics/fill/<b>.json (schema
 
 Offline by default: ``fill.backend`` follows ``collect.backend`` (``simulate``), so the
 rewriter and the panel are the seeded simulation and every candidate says
-``source = simulated``. ``fill.backend: openai`` uses ``fill.rewriter`` and the
-``panel.models`` that are in the benchmark's calibration.
+``source = simulated``. The simulated rewriter (and the judge) go through the real
+call path (prompts, cache, parser); the simulated *panel* draws its answers directly
+(the same seeded draws the call path would grade, so every count, z and figure is
+identical; measured on math-l5, only the simulated panel token counts differ, now 0):
+a default run would otherwise put ~140,000 made-up panel answers (~475 MB) in the
+completion cache and spend most of its time doing so. Resuming needs no cache: the
+draws are deterministic and the journal holds each finished round.
+``fill.backend: openai`` uses ``fill.rewriter`` and the ``panel.models`` that are in
+the benchmark's calibration.
 """
 
 from __future__ import annotations
@@ -141,6 +148,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
                     workdir=fill_dir(benchmark),
                     judge=judge,
                     log=log,
+                    direct_panel=settings.backend == "simulate",
                 )
             # the judge's calls are part of what this fill run cost (it owns its accounting)
             made, hits = getattr(judge, "requests", 0), getattr(judge, "cache_hits", 0)

@@ -45,9 +45,9 @@ def open_panel(
 
     ``world`` (simulation only): the panel answers from the world's truth
     (:class:`~curation.calibrate.WorldBackend`: true abilities, a 2PL with model × item
-    effects) instead of the calibration's own 1PL. ``direct`` (simulation only, for
-    benchmarks over many seeds): the same seeded draws without prompts, cache or
-    grading — never used by the stage, whose simulation runs the real call path.
+    effects) instead of the calibration's own 1PL. ``direct`` (simulation only): the
+    same seeded draws without prompts, cache or grading — what the fill stage and the
+    benchmarks use, so simulated panel answers never fill the completion cache.
     """
     settings, models = setup.settings, list(setup.panel)
     served = models + [m for m in also_serve if m.name not in {s.name for s in models}]

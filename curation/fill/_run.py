@@ -182,7 +182,8 @@ async def afill(
     Offline, the panel answers from a :class:`~curation.calibrate.SimulatedWorld`
     drawn around the calibration (``fill.world``), and the figures are given twice: on
     the estimated z (what a real run can know) and on the world's true z.
-    ``direct_panel`` draws the simulated panel's answers without calls (benchmarks).
+    ``direct_panel`` draws the simulated panel's answers without calls (the stage and
+    the benchmarks: identical counts, no made-up answers in the cache, no token counts).
     """
     panel, calibration = setup.panel, setup.calibration
     calibration_file = str(setup.calibration_file)

@@ -126,3 +126,54 @@ def test_judge_hook_rejects_and_fills_verdict_columns(project):
     passed = cands.filter(pl.col("status").is_in(["calibrated", "inserted"]))
     assert set(passed["judge_correct"]) == {True} and set(passed["judge_model"]) == {"test-judge"}
     assert set(metrics["methods"]) == {"benchfill"}
+
+
+def _without_tokens(value):
+    """``value`` with every token count dropped (the direct draws make no prompts)."""
+    if isinstance(value, dict):
+        return {k: _without_tokens(v) for k, v in value.items() if k not in ("cost", "tokens")}
+    if isinstance(value, list):
+        return [_without_tokens(v) for v in value]
+    return value
+
+
+def test_the_stage_s_direct_panel_draws_equal_the_call_path(project, tmp_path):
+    """The stage draws the simulated panel directly; through the real call path (prompts,
+    cache, grading of simulated text) every candidate, count and figure is the same."""
+    import asyncio
+
+    from curation.calibrate import panel_setup
+    from curation.fill import afill, fill_settings
+    from curation.llm import CompletionCache
+    from curation.paths import difficulty_path, items_path
+
+    params = _set_fill(project)
+    fill.run(params, "toy")
+    direct, direct_metrics = _outputs(project)
+    settings = fill_settings(params)
+    setup = panel_setup(params, "toy", settings=settings.calibration)
+
+    async def through_calls():
+        with CompletionCache(tmp_path / "cache.sqlite") as cache:
+            result = await afill(
+                benchmark="toy",
+                items=pl.read_parquet(project / items_path("toy")),
+                difficulty=pl.read_parquet(project / difficulty_path("toy")),
+                setup=setup,
+                settings=settings,
+                cache=cache,
+                workdir=tmp_path / "fill",
+                direct_panel=False,
+            )
+            return result, len(cache)
+
+    result, rows = asyncio.run(through_calls())
+    assert result.run.requests > rows / 2 > 0  # the panel really was asked, and cached
+    called = result.candidates
+    assert called.drop("lineage").equals(direct.drop("lineage"))
+    for a, b in zip(called["lineage"], direct["lineage"], strict=True):
+        assert _without_tokens(json.loads(a)) == _without_tokens(json.loads(b))
+    written = json.loads(json.dumps(result.metrics))  # as the stage writes it
+    assert _without_tokens(written) == _without_tokens(direct_metrics)
+    assert direct_metrics["methods"]["benchfill"]["tokens"]["panel_prompt"] == 0
+    assert written["methods"]["benchfill"]["tokens"]["panel_prompt"] > 0
