@@ -111,7 +111,7 @@ class RefineRule:
 
     finalists: int = 3
     batch: int = 8
-    max_trials: int = 96
+    max_trials: int = 160
     screen_trials: int = 8
     """With refinement on, the adaptive screening of a round's children stops at this
     many trials per model (the finalists get the rest): at most ``adaptive.max_trials``."""

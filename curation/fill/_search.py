@@ -481,7 +481,7 @@ async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> 
     extra = dict.fromkeys(open_, 0)
     cost = {i: Annotation("").cost() for i in open_}
     notes: dict[int, Annotation] = {}
-    good_enough = s.tolerance**2
+    good_enough = (s.tolerance / 2) ** 2  # the documented rule: root ESD <= tolerance/2
     while True:
         prior = _prior_of([est[i] for i in open_])
         score = {i: _esd(*est[i], target.z, prior) for i in open_}

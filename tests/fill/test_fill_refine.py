@@ -12,7 +12,7 @@ from curation.calibrate import annotate, annotation_lineage, b_of_z, record_meas
 from curation.candidates import Candidate
 from curation.errors import ConfigError
 from curation.fill import fill_settings
-from curation.fill._search import Context, refine, select
+from curation.fill._search import Context, _prior, expected_sq_dev, refine, select
 from curation.fill._targets import Target
 from tests.calibrate.test_calibrate_adaptive import CAL, ControlledPanel, _child, _panel
 
@@ -110,6 +110,11 @@ def test_refinement_measures_only_finalists_with_fresh_trials_and_finds_the_clos
     lineage = json.loads(best.lineage or "{}")
     assert abs(float(best.z or 0) - z_star) <= settings.tolerance
     assert lineage["se_z"] < json.loads(screened["near"].lineage or "{}")["se_z"] / 2
+    # it stopped only once the leader was expected within tolerance/2 (or out of budget)
+    calibrated = [r for k, r in out.items() if r.z is not None and k != "off"]  # refine's pool
+    esd = expected_sq_dev(best, z_star, _prior(calibrated))
+    spent_all = extra["near"]["trials_per_model"] == rule.max_trials
+    assert esd <= (settings.tolerance / 2) ** 2 or spent_all
     # confirmation trials start past every index screening and refinement can use
     assert settings.confirm_first_sample == settings.adaptive.max_trials + rule.max_trials
 
