@@ -4,7 +4,7 @@ The panel answers through ``curation.llm`` exactly as in ``collect`` (same promp
 templates, same cache, same graders). Instead of a fixed k per model, trials go out
 in batches to every new item ("child") still open, all children of a round in
 lock-step; after each batch all open children are calibrated at once (abilities
-fixed, vectorised, :func:`curation.irt.calibrate_items`) and each one is closed by the
+fixed, vectorised, :func:`curation.irt.calibrate_counts`) and each one is closed by the
 rule of :class:`~curation.calibrate.AdaptiveRule`, with a
 :data:`CalibrationOutcome`. With ``stop_on_target`` (BenchFill), the first child on
 target also closes its open siblings ("stopped"): the search for this target is over.
@@ -31,7 +31,7 @@ import polars as pl
 from curation.calibrate._settings import AdaptiveRule
 from curation.candidates import COLLECTED, SIMULATED, Source
 from curation.grading import GradingSettings
-from curation.irt import Calibration, calibrate_items
+from curation.irt import Calibration, calibrate_counts
 from curation.llm import (
     Backend,
     CallResult,
@@ -246,12 +246,8 @@ def calibrate_annotations(notes: Sequence[Annotation], calibration: Calibration)
     rows = [(m, a.item, n, k) for a in notes for m, (k, n) in a.counts.items() if n > 0]
     if not rows:
         return
-    responses = pl.DataFrame(
-        rows,
-        schema={"model": pl.String, "item": pl.String, "n_trials": pl.Int64, "n_correct": pl.Int64},
-        orient="row",
-    )
-    table = calibrate_items(responses, calibration, model=calibration.model)  # type: ignore[arg-type]
+    models, items, n_trials, n_correct = zip(*rows, strict=True)
+    table = calibrate_counts(models, items, n_trials, n_correct, calibration)
     by_item = {r["item"]: r for r in table.iter_rows(named=True)}
     for a in notes:
         r = by_item.get(a.item)

@@ -4,7 +4,8 @@
   draws, R̂/ESS/divergences); returns a :class:`FitResult` with a :class:`Calibration`.
 * :class:`Calibration` — abilities plus the fixed logit → z map (``to_z``), saved as
   JSON; the only way any item gets a z.
-* :func:`calibrate_items` — online calibration of new items, abilities held fixed.
+* :func:`calibrate_items` — online calibration of new items, abilities held fixed;
+  :func:`calibrate_counts` the same from count sequences (no frame to validate).
 * :func:`bic_compare`, :func:`loo_stability` — model choice and panel sensitivity.
 * :func:`simulate_responses` — data from known parameters for recovery tests.
 * :func:`parametric_bootstrap` — refit simulated copies of the data (smooth empirical-Bayes
@@ -25,6 +26,7 @@ _EXPORTS = {
     "Calibration": "_scale",
     "FitResult": "_fit",
     "bic_compare": "_checks",
+    "calibrate_counts": "_calibrate",
     "calibrate_items": "_calibrate",
     "fit": "_fit",
     "loo_stability": "_checks",
@@ -38,6 +40,7 @@ __all__ = [
     "Calibration",
     "FitResult",
     "bic_compare",
+    "calibrate_counts",
     "calibrate_items",
     "fit",
     "loo_stability",
@@ -48,7 +51,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
-    from curation.irt._calibrate import calibrate_items
+    from curation.irt._calibrate import calibrate_counts, calibrate_items
     from curation.irt._checks import bic_compare, loo_stability
     from curation.irt._fit import FitResult, fit
     from curation.irt._resolution import score_steps

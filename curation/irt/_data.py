@@ -163,8 +163,22 @@ def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
     df = check_responses(responses, name=name)
     models, mi = _codes(df.get_column("model"))
     items, ii = _codes(df.get_column("item"))
-    n_i = items.len()
     k, n = _counts(df.get_column("n_correct"), df.get_column("n_trials"))
+    return cells_of(tuple(models.to_list()), tuple(items.to_list()), mi, ii, k, n)
+
+
+def cells_of(
+    models: tuple[str, ...],
+    items: tuple[str, ...],
+    mi: np.ndarray,
+    ii: np.ndarray,
+    k: np.ndarray,
+    n: np.ndarray,
+) -> Cells:
+    """Cells from already valid per-row codes and counts: sorted by (model, item),
+    duplicates summed. :func:`encode` after validation; callers that build the counts
+    themselves (BenchFill's thousands of tiny calibrations) skip the frame round trip."""
+    n_i = len(items)
     if not _strictly_sorted(mi, ii, n_i):  # unsorted or duplicated cells
         lin = mi.astype(np.int64) * n_i + ii
         lin, inv = np.unique(lin, return_inverse=True)
@@ -173,9 +187,7 @@ def encode(responses: pl.DataFrame, *, name: str = "responses") -> Cells:
             k, n = _compact(k, n)
         mi, ii = (lin // n_i).astype(np.int32), (lin % n_i).astype(np.int32)
         del lin
-    return Cells(
-        models=tuple(models.to_list()), items=tuple(items.to_list()), mi=mi, ii=ii, k=k, n=n
-    )
+    return Cells(models=models, items=items, mi=mi, ii=ii, k=k, n=n)
 
 
 def _strictly_sorted(mi: np.ndarray, ii: np.ndarray, n_i: int) -> bool:

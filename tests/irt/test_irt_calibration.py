@@ -118,3 +118,35 @@ def test_to_z_is_monotone_bounded_and_survives_json(lo, width, method, b):
     assert np.all((z >= 0) & (z <= 1)) and np.all(np.diff(z) >= 0)
     again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
     assert np.array_equal(again.to_z(b), z)
+
+
+def test_calibrate_counts_equals_calibrate_items_bit_for_bit(bank_and_new):
+    """The count-sequence entry (BenchFill's fast path) is the frame path without the frame:
+    same cells, same arithmetic, so the same table to the last bit — shuffled rows,
+    duplicated cells, all-solved and none-solved items included."""
+    from curation.irt import calibrate_counts
+
+    bank_fit, new, _ = bank_and_new
+    cal = bank_fit.calibration
+    rng = np.random.default_rng(5)
+    part = new.filter(pl.col("item") < "item-01040")
+    solved = part.filter(pl.col("item") == "item-01000").with_columns(
+        item=pl.lit("all-solved"), n_correct=pl.col("n_trials")
+    )
+    failed = part.filter(pl.col("item") == "item-01001").with_columns(
+        item=pl.lit("none-solved"), n_correct=pl.lit(0, dtype=part["n_correct"].dtype)
+    )
+    rows = pl.concat([part, part.head(7), solved, failed])  # head(7): duplicated cells
+    rows = rows[rng.permutation(rows.height).tolist()]
+    frame = calibrate_items(rows, cal)
+    fast = calibrate_counts(
+        rows["model"].to_list(),
+        rows["item"].to_list(),
+        rows["n_trials"].to_list(),
+        rows["n_correct"].to_list(),
+        cal,
+    )
+    assert fast.equals(frame)
+    assert set(fast["bound"].drop_nulls()) >= {"all-solved", "none-solved"}
+    with pytest.raises(ValueError, match="n_correct <= n_trials"):
+        calibrate_counts(["m"], ["i"], [1], [2], cal)
