@@ -299,6 +299,18 @@ def _print_table(
         f"{1000 / floor:.0f} req/s ({1000 / floor / bound:.0%}) even with a free transport;"
         "\nllm.processes spreads the SDK's CPU over cores, when cores are free."
     )
+    # The C answers of a round arrive together and one event loop handles them one after
+    # another, so a process with C/P slots runs near C/P / (L + C/P x cpu) req/s; and all
+    # P processes together need rate x cpu cores, beside the server's own share.
+    latency = args.latency
+    need = 0.8 * bound
+    per_slot = 0.25 * latency / (layer / 1000)  # slots per process with queueing <= L/4
+    print(
+        f"Burst model at C = {c}: {need:.0f} req/s (80%) needs queueing <= L/4, i.e. at most "
+        f"{per_slot:.1f} slots per process ({c / per_slot:.1f}+ processes), and "
+        f"{need * layer / 1000:.2f} cores for the client alone at {layer:.2f} ms per request "
+        f"(this machine: {os.cpu_count()} CPUs, shared with the server)."
+    )
     print("Goal: layer/aiohttp (or x2 proc) >= 80% of the bound at C = 64.")
 
 

@@ -344,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
             r = bench_repro(work, args.force)
             lock_same = (
                 subprocess.run(
-                    ["git", "-C", str(work), "diff", "--quiet", "--", "dvc.lock"], check=False
+                    # DVC autostages dvc.lock: compare with HEAD, not with the index
+                    ["git", "-C", str(work), "diff", "--quiet", "HEAD", "--", "dvc.lock"],
+                    check=False,
                 ).returncode
                 == 0
             )
