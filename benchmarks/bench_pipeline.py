@@ -275,7 +275,7 @@ def bench_stages(work: Path, names: list[str], roots: dict[str, Path], repeats: 
     )
 
 
-STAGE_MODULES = ("ingest", "responses", "check", "annotate", "gaps", "fill", "judge",
+STAGE_MODULES = ("code", "ingest", "responses", "check", "annotate", "gaps", "fill", "judge",
                  "subsets", "build", "headline", "mirt")  # fmt: skip
 
 

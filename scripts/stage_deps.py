@@ -1,77 +1,44 @@
-"""Keep each DVC stage's code deps equal to what it imports (run after adding an import).
+"""Keep dvc.yaml's code deps in the fingerprint form (run after adding a stage).
 
-    python scripts/stage_deps.py          # list what each stage misses; exit 1 if any
+    python scripts/stage_deps.py          # list what is out of form; exit 1 if any
     python scripts/stage_deps.py --write  # rewrite the code lines of dvc.yaml's deps
 
-A stage's code is ``pipelines/<stage>.py`` plus every ``curation`` module it can import,
-transitively (imports inside functions too). ``--write`` replaces, in each stage's
-``deps``, the lines naming ``pipelines/``, ``curation/`` or ``schemas`` with the stage
-script, the ``curation`` sub-packages it reaches (as folders: their prompts and
-templates count too), the top-level ``curation`` modules it reaches, and ``schemas``;
-data deps and comments are kept. ``tests/test_stage_deps.py`` fails when dvc.yaml and
-the code disagree.
+Each stage's code is ``pipelines/<stage>.py`` plus every ``curation`` module it can
+import (:mod:`curation.stage_code`); the ``code`` stage hashes those files into
+``code-hashes/<stage>.txt``, and each stage lists that one file as its code dep.
+``--write`` replaces, in each stage's ``deps``, the lines naming ``pipelines/``,
+``curation/``, ``schemas`` or ``code-hashes/`` with ``code-hashes/<stage>.txt`` (data
+deps and comments are kept; the ``code`` stage's own deps are left alone).
+``tests/pipelines/test_stage_deps.py`` fails when dvc.yaml is out of this form.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE = "curation"
+sys.path.insert(0, str(REPO))
+
+from curation.stage_code import hashes_path  # noqa: E402
+
+CODE_STAGE = "code"
 
 
-def module_file(name: str) -> Path | None:
-    """The source file of ``curation.a.b`` (module or package), if it exists."""
-    base = REPO.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+def load_spec() -> dict[str, Any]:
+    """The committed dvc.yaml, parsed."""
+    spec: dict[str, Any] = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))
+    return spec
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every ``curation`` module a file imports, with the parent packages Python loads."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for name in names:
-            if name.split(".")[0] != PACKAGE:
-                continue
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):
-                prefix = ".".join(parts[:i])
-                if module_file(prefix) is not None:
-                    found.add(prefix)
-    return found
-
-
-def import_closure(entry: Path) -> set[Path]:
-    """Files of ``entry`` and of every ``curation`` module reachable from it."""
-    seen: set[Path] = {entry}
-    todo = [entry]
-    while todo:
-        for name in imported_modules(todo.pop()):
-            file = module_file(name)
-            if file is not None and file not in seen:
-                seen.add(file)
-                todo.append(file)
-    return seen
-
-
-def stage_deps() -> dict[str, tuple[Path, list[str]]]:
+def stage_deps(spec: dict[str, Any] | None = None) -> dict[str, tuple[Path, list[str]]]:
     """Stage name -> (its pipelines/ script, the deps dvc.yaml lists)."""
-    spec = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))
+    spec = load_spec() if spec is None else spec
     out = {}
     for name, stage in spec["stages"].items():
         body = stage.get("do", stage)
@@ -80,39 +47,42 @@ def stage_deps() -> dict[str, tuple[Path, list[str]]]:
     return out
 
 
-def covered(file: Path, deps: list[str]) -> bool:
-    rel = file.relative_to(REPO)
-    return any(rel == Path(d) or Path(d) in rel.parents for d in deps if "${" not in d)
+def code_outs(spec: dict[str, Any]) -> list[str]:
+    """The outputs the ``code`` stage declares in dvc.yaml."""
+    outs = spec["stages"][CODE_STAGE]["outs"]
+    return [next(iter(o)) if isinstance(o, dict) else str(o) for o in outs]
 
 
-def missing_deps(script: Path, deps: list[str]) -> list[str]:
-    return sorted(str(f.relative_to(REPO)) for f in import_closure(script) if not covered(f, deps))
+def problems(spec: dict[str, Any] | None = None) -> list[str]:
+    """Every way dvc.yaml departs from the fingerprint form, one line each."""
+    spec = load_spec() if spec is None else spec
+    found = []
+    stages = stage_deps(spec)
+    declared = set(code_outs(spec)) if CODE_STAGE in stages else set()
+    for name, (script, deps) in stages.items():
+        if name == CODE_STAGE:
+            continue
+        want = hashes_path(script.stem)
+        code = [d for d in deps if _CODE_DEP.match(d)]
+        if code != [want]:
+            found.append(f"{name}: code deps {code}, want [{want!r}]")
+        if want not in declared:
+            found.append(f"{name}: {want} is not an output of the {CODE_STAGE!r} stage")
+    return found
 
 
-def code_deps(script: Path) -> list[str]:
-    """The code lines a stage's ``deps`` should hold, in a stable order."""
-    entries: set[str] = set()
-    for file in import_closure(script):
-        rel = file.relative_to(REPO)
-        if rel.parts[0] == PACKAGE and len(rel.parts) > 2:
-            entries.add(f"{PACKAGE}/{rel.parts[1]}")
-        elif rel != script.relative_to(REPO):
-            entries.add(str(rel))
-    return [str(script.relative_to(REPO)), *sorted(entries), "schemas"]
-
-
-_CODE_LINE = re.compile(r"^(\s*)- (pipelines/|curation/|schemas)\S*\s*(#.*)?$")
+_CODE_DEP = re.compile(r"^(pipelines/|curation/|curation$|schemas|code-hashes/)")
+_CODE_LINE = re.compile(r"^(\s*)- (pipelines/|curation/|schemas|code-hashes/)\S*\s*(#.*)?$")
 
 
 def rewrite(text: str) -> str:
-    """dvc.yaml with every stage's code deps regenerated (other lines untouched)."""
+    """dvc.yaml with every stage's code deps in the fingerprint form (other lines untouched)."""
     stages = stage_deps()
     out: list[str] = []
-    lines = text.splitlines(keepends=True)
     stage: str | None = None
     in_deps = False
     written = False
-    for line in lines:
+    for line in text.splitlines(keepends=True):
         top = re.match(r"^  (\w[\w-]*):\s*$", line)
         if top:
             stage, in_deps, written = top.group(1), False, False
@@ -123,10 +93,9 @@ def rewrite(text: str) -> str:
         if in_deps and not re.match(r"^\s+(- |#)", line):
             in_deps = False
         match = _CODE_LINE.match(line) if in_deps else None
-        if match and stage in stages:
+        if match and stage in stages and stage != CODE_STAGE:
             if not written:
-                indent = match.group(1)
-                out.extend(f"{indent}- {dep}\n" for dep in code_deps(stages[stage][0]))
+                out.append(f"{match.group(1)}- {hashes_path(stages[stage][0].stem)}\n")
                 written = True
             continue
         out.append(line)
@@ -134,18 +103,15 @@ def rewrite(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite dvc.yaml in place")
     args = parser.parse_args(argv)
     dvc_yaml = REPO / "dvc.yaml"
     if args.write:
         dvc_yaml.write_text(rewrite(dvc_yaml.read_text(encoding="utf-8")), encoding="utf-8")
-    bad = 0
-    for name, (script, deps) in stage_deps().items():
-        missing = missing_deps(script, deps)
-        if missing:
-            bad += 1
-            print(f"{name}: missing deps {missing}")
+    bad = problems()
+    for line in bad:
+        print(line)
     return 1 if bad else 0
 
 

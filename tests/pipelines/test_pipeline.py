@@ -9,6 +9,7 @@ from tests.pipelines._dvc import PER_BENCHMARK, BuiltRepo, dvc, ran
 
 def test_repro_twice_then_change_one_mapping(built_repo: BuiltRepo, repo: Path):
     expected = {f"{s}@{b}" for s in (*PER_BENCHMARK, "headline") for b in ("toy", "toy2")} | {
+        "code",
         "gaps",
         "mirt",
     }
@@ -43,3 +44,12 @@ def test_repro_twice_then_change_one_mapping(built_repo: BuiltRepo, repo: Path):
 
     metrics = dvc(repo, "metrics", "show")
     assert "metrics/headline/toy2.json" in metrics and "max_gap" in metrics
+
+    # a code edit reruns the code stage and exactly the stages that import the file
+    # (code-hashes/<stage>.txt changed); fill's outputs come out the same, so it stops there
+    edited = repo / "curation" / "fill" / "_search.py"
+    edited.write_text(edited.read_text() + "\n# an edit that changes no output\n")
+    fourth = dvc(repo, "repro")
+    assert ran(fourth) == {"code", "fill@toy", "fill@toy2"}
+    assert "changed: fill" in fourth
+    assert ran(dvc(repo, "repro")) == set()

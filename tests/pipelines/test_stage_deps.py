@@ -1,57 +1,98 @@
-"""Deps are the code: every DVC stage depends on every file of `curation` it can import.
+"""Deps are the code: every DVC stage reruns when any file of `curation` it can import changes.
 
 A stage's code is ``pipelines/<stage>.py`` plus everything it imports from ``curation``,
-transitively (imports inside functions included, since they run too). If ``dvc.yaml``
-missed one of those files, editing it would leave ``dvc status`` clean and ``dvc repro``
-would serve outputs made by the old code. This test computes each stage's import
-closure from the source (``ast``, nothing is executed) and fails naming the missing
-``deps`` lines.
+transitively (imports inside functions included, since they run too). The ``code``
+stage hashes those files into ``code-hashes/<stage>.txt`` and each stage depends on its
+own fingerprint (:mod:`curation.stage_code`). If a file were missing from a
+fingerprint, editing it would leave ``dvc status`` clean and ``dvc repro`` would serve
+outputs made by the old code; if a stage listed the wrong fingerprint, the same.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import shutil
 from pathlib import Path
 
-import pytest
+from curation.stage_code import (
+    code_entries,
+    fingerprint,
+    hashes_path,
+    import_closure,
+    stage_scripts,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("stage_deps", REPO / "scripts" / "stage_deps.py")
 assert _spec is not None and _spec.loader is not None
 stage_deps_tool = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stage_deps_tool)
-import_closure = stage_deps_tool.import_closure
-missing_deps = stage_deps_tool.missing_deps
-PACKAGE = stage_deps_tool.PACKAGE
 
 STAGES = stage_deps_tool.stage_deps()
 
 
-@pytest.mark.parametrize("stage", sorted(STAGES))
-def test_stage_deps_cover_its_import_closure(stage: str) -> None:
-    script, deps = STAGES[stage]
-    assert script.parent.name == "pipelines" and script.stem == stage, (
-        f"dvc.yaml stage {stage!r} should run pipelines/{stage}.py (one hop, same name)"
+def test_every_stage_depends_on_its_own_fingerprint_and_the_code_stage_makes_them_all():
+    assert stage_deps_tool.problems() == []
+    for name, (script, _) in STAGES.items():
+        assert script.parent.name == "pipelines" and script.stem == name, (
+            f"dvc.yaml stage {name!r} should run pipelines/{name}.py (one hop, same name)"
+        )
+    spec = stage_deps_tool.load_spec()
+    assert sorted(stage_deps_tool.code_outs(spec)) == sorted(
+        hashes_path(s.stem) for s in stage_scripts(REPO)
     )
-    missing = missing_deps(script, deps)
-    assert not missing, f"dvc.yaml stage {stage!r} misses deps (add these lines): {missing}"
-    assert "schemas" in deps, f"dvc.yaml stage {stage!r}: add `schemas` (records it validates)"
+    assert [str(d) for d in spec["stages"]["code"]["deps"]] == ["pipelines", "curation", "schemas"]
 
 
-def test_closure_follows_imports_inside_functions(tmp_path: Path) -> None:
+def test_a_wrong_or_missing_fingerprint_dep_is_reported():
+    spec = stage_deps_tool.load_spec()
+    broken = copy.deepcopy(spec)
+    deps = broken["stages"]["annotate"]["do"]["deps"]
+    deps[deps.index("code-hashes/annotate.txt")] = "code-hashes/check.txt"
+    assert any(p.startswith("annotate:") for p in stage_deps_tool.problems(broken))
+    gone = copy.deepcopy(spec)
+    gone["stages"]["code"]["outs"] = [
+        o for o in gone["stages"]["code"]["outs"] if "code-hashes/mirt.txt" not in o
+    ]
+    assert any("mirt" in p for p in stage_deps_tool.problems(gone))
+
+
+def test_closure_follows_imports_inside_functions():
     """The closure must see lazy imports: a dep missed there is a stale output later."""
-    closure = import_closure(REPO / "pipelines" / "fill.py")
+    closure = import_closure(REPO, REPO / "pipelines" / "fill.py")
     names = {str(p.relative_to(REPO)) for p in closure}
     assert "curation/calibrate/__init__.py" in names
     assert "curation/errors.py" in names  # reached only transitively
 
 
-def test_missing_dep_is_reported() -> None:
-    """Dropping a dep line makes the check fail, naming the uncovered files."""
-    script, deps = STAGES["annotate"]
-    assert not missing_deps(script, deps)
-    without_irt = [d for d in deps if d != "curation/irt"]
-    assert any(m.startswith("curation/irt/") for m in missing_deps(script, without_irt))
+def test_the_fingerprint_hashes_every_file_of_the_closure_and_the_schemas():
+    text = fingerprint(REPO, REPO / "pipelines" / "annotate.py")
+    listed = {line.split("  ", 1)[1] for line in text.splitlines()[1:]}
+    for file in import_closure(REPO, REPO / "pipelines" / "annotate.py"):
+        assert file.relative_to(REPO).as_posix() in listed
+    assert {p.relative_to(REPO).as_posix() for p in (REPO / "schemas").glob("*.json")} <= listed
+    assert not any("__pycache__" in p or p.endswith(".pyc") for p in listed)
+    assert "curation/fill/_search.py" not in listed  # annotate does not import BenchFill
+
+
+def test_an_edit_changes_exactly_the_fingerprints_of_the_stages_that_import_it(tmp_path):
+    for name in ("pipelines", "curation", "schemas"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    scripts = stage_scripts(tmp_path)
+    before = {s.stem: fingerprint(tmp_path, s) for s in scripts}
+    edited = tmp_path / "curation" / "fill" / "_search.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    after = {s.stem: fingerprint(tmp_path, s) for s in scripts}
+    changed = {s for s in before if before[s] != after[s]}
+    importers = {s.stem for s in scripts if "curation/fill" in code_entries(tmp_path, s)}
+    assert changed == importers
+    assert "fill" in changed and "annotate" not in changed and "ingest" not in changed
+    # a file every stage imports changes every fingerprint
+    errors = tmp_path / "curation" / "errors.py"
+    errors.write_text(errors.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    again = {s.stem: fingerprint(tmp_path, s) for s in scripts}
+    assert all(again[s] != after[s] for s in again)
 
 
 def test_nothing_in_the_library_imports_the_stage_layer() -> None:
@@ -59,7 +100,7 @@ def test_nothing_in_the_library_imports_the_stage_layer() -> None:
     offenders = []
     import ast
 
-    for path in (REPO / PACKAGE).rglob("*.py"):
+    for path in (REPO / "curation").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             mods = []
