@@ -12,8 +12,8 @@ round-trip YAML parser, so its cost per stage grows with the lock's length, and 
 code deps were 61% of it (~20 entries per stage, 29 stages). The ``code`` stage writes
 ``code-hashes/<stage>.txt`` (the md5 of every file above, one line each, sorted), and
 each stage depends on its own file alone. A changed module changes exactly the
-fingerprints of the stages that import it, so DVC reruns exactly those (an unchanged
-fingerprint is rewritten byte for byte, and DVC compares hashes).
+fingerprints of the stages that import it, so DVC reruns exactly those (the other
+fingerprints are left as they are, and DVC compares hashes).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Each file lists the md5 of ``pipelines/<stage>.py`` and of every file of ``curation`` it
 can import (:mod:`curation.stage_code`), and each stage depends on its own file instead
 of listing ~20 code folders in ``dvc.yaml``: DVC rewrites the whole ``dvc.lock`` after
-every stage, and those entries were most of it. An unchanged stage's file is rewritten
-byte for byte, so only the stages whose code changed run again.
+every stage, and those entries were most of it. Only a fingerprint whose text changed
+is written (the outputs are ``persist``), so only the stages whose code changed run again.
 """
 
 from __future__ import annotations

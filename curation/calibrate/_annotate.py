@@ -301,10 +301,10 @@ async def _ask(
         namespace=panel.backend.namespace,
         grading=panel.grading,
         stage="fill",
+        first_sample=start,
     )
     if skipped:  # validity screens these out; a safety net, not a path
         raise ValueError(f"ungradable children reached the panel: {skipped}")
-    calls = [c for c in calls if c.request.sample >= start]
     results, _ = await run_calls(calls, panel.backend, panel.cache, progress=False)
     samples = grade_calls(
         calls, results, benchmark=panel.benchmark, source=panel.source, grading=panel.grading

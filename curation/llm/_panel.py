@@ -104,12 +104,15 @@ def plan_calls(
     grading: GradingSettings | None = None,
     sandbox: CodeSandbox | None = None,
     stage: str = "collect",
+    first_sample: int = 0,
 ) -> tuple[list[PlannedCall], list[SkippedItem]]:
     """The calls to make: item-major, then sample, then model.
 
     Interleaving models spreads concurrent calls over all endpoints. Items that
     cannot be graded (code without a sandbox, free-form without a judge) are
-    skipped here, before any call is paid for.
+    skipped here, before any call is paid for. ``first_sample`` plans only sample
+    indices from there on (a later batch of an adaptive measurement): the earlier ones
+    are never built or keyed.
     """
     calls: list[PlannedCall] = []
     skipped: list[SkippedItem] = []
@@ -142,7 +145,7 @@ def plan_calls(
                 Message("user", render_prompt(template, row["question"], list(choices or [])))
             )
             per_model.append((m, template_id, tuple(prompt)))
-        for sample in range(max_trials):
+        for sample in range(first_sample, max_trials):
             for m, template_id, messages in per_model:
                 if sample >= m.trials:
                     continue
