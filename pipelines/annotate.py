@@ -115,6 +115,9 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             f"cannot fit difficulty: {exc} (fit settings: {params_file}: annotate)",
             file=str(responses_file),
         ) from None
+    # everything below (tables, draws, figures, calibration) from the fit as written: the
+    # same numbers on every machine (curation.io.precision)
+    result = result.as_written()
     diag = result.diagnostics
     cal_file = calibration_path(benchmark)
     table = result.items.with_columns(

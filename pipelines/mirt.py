@@ -21,6 +21,7 @@ import polars as pl
 
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import atomic_path, write_json, write_text
+from curation.io.precision import round_frame
 from curation.io.tables import read_table
 from curation.irt.mirt import (
     Priors,
@@ -182,7 +183,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
     plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
     plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
-    frame = loadings_frame(report.fit, data)
+    frame = round_frame(loadings_frame(report.fit, data))
     with atomic_path(LOADINGS_PATH) as tmp:
         frame.write_parquet(tmp, statistics=True)
     notes = "".join(f"- {why}\n" for why in skipped.values())

@@ -122,9 +122,13 @@ def write_json(target: str | os.PathLike[str], obj: Any) -> None:
 
     NaN/inf is refused, naming the keys, before anything is written: a figure that cannot
     be computed belongs in the file as null with a reason beside it, never as NaN.
+    Floats are written to the stated precision (:mod:`curation.io.precision`), so the
+    bytes are the same on every machine.
     """
+    from curation.io.precision import round_floats
+
     try:
-        text = json.dumps(obj, indent=2, sort_keys=True, allow_nan=False)
+        text = json.dumps(round_floats(obj), indent=2, sort_keys=True, allow_nan=False)
     except ValueError:
         bad = non_finite_paths(obj)
         if not bad:

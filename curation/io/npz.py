@@ -17,16 +17,24 @@ from pathlib import Path
 import numpy as np
 
 from curation.io.atomic import atomic_path
+from curation.io.precision import round_array
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def write_npz(path: str | Path, **arrays: np.ndarray) -> None:
-    """Write ``arrays`` as a deflate-compressed .npz at ``path`` (atomically)."""
+    """Write ``arrays`` as a deflate-compressed .npz at ``path`` (atomically).
+
+    Float arrays are written to the stated precision (:mod:`curation.io.precision`) in
+    their own dtype, so the bytes are the same on every machine.
+    """
     with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w") as zf:
         for name, value in arrays.items():
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.asanyarray(value), allow_pickle=False)
+            arr = np.asanyarray(value)
+            if arr.dtype.kind == "f":
+                arr = round_array(arr).astype(arr.dtype, copy=False)
+            np.lib.format.write_array(buf, arr, allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o600 << 16

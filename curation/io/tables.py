@@ -15,14 +15,19 @@ import polars as pl
 
 from curation.errors import InputError
 from curation.io.atomic import atomic_path
+from curation.io.precision import round_frame
 from curation.schemas import validate_frame
 
 
 def write_table(df: pl.DataFrame, path: Path, schema: str) -> None:
-    """Validate ``df`` against ``schemas/<schema>.schema.json``, then write parquet atomically."""
+    """Validate ``df`` against ``schemas/<schema>.schema.json``, then write parquet atomically.
+
+    Floats are written to the stated precision (:mod:`curation.io.precision`), so the
+    bytes are the same on every machine.
+    """
     validate_frame(df, schema, file=str(path))
     with atomic_path(path) as tmp:
-        df.write_parquet(tmp, statistics=True)
+        round_frame(df).write_parquet(tmp, statistics=True)
 
 
 def require_output(path: Path, *, produced_by: str) -> Path:

@@ -51,6 +51,20 @@ class FitResult:
     diagnostics: dict[str, Any]
     draws_b: np.ndarray | None = None
 
+    def as_written(self) -> FitResult:
+        """This fit with every float to the stated precision (:mod:`curation.io.precision`):
+        what a stage writes, draws and plots, so its files are the same on every machine
+        (the fit's last bits depend on the CPU's BLAS kernels)."""
+        from curation.io.precision import round_array, round_frame
+
+        return FitResult(
+            items=round_frame(self.items),
+            models=round_frame(self.models),
+            calibration=self.calibration.as_written(),
+            diagnostics=self.diagnostics,
+            draws_b=None if self.draws_b is None else round_array(self.draws_b),
+        )
+
     @property
     def draws_z(self) -> np.ndarray | None:
         """Posterior draws of z on the calibration's scale (None for MAP)."""

@@ -161,6 +161,15 @@ class Calibration:
             created_by=d.get("created_by", "unknown"),
         )
 
+    def as_written(self) -> Calibration:
+        """This calibration as :meth:`save` writes it: every number to the stated precision
+        (:mod:`curation.io.precision`), so ``load(save(c)) == c.as_written()``. A stage that
+        writes a calibration uses this one for everything else it writes, so its outputs
+        agree with the file, and are the same on every machine."""
+        from curation.io.precision import round_floats
+
+        return Calibration.from_dict(round_floats(self.to_dict()))
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write JSON atomically (a failed write leaves the previous file intact)."""
         write_json(path, self.to_dict())

@@ -26,10 +26,11 @@ from typing import Any
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_text
+from curation.io.atomic import write_text
+from curation.io.tables import write_table
 from curation.review._config import ReviewConfig, benchmark_meta
 from curation.review._store import Decision, ItemView, ReviewStore
-from curation.schemas import polars_schema, validate_frame, validate_records
+from curation.schemas import polars_schema, validate_records
 
 DECISION = "decision"
 ACCEPTED = "accepted_item"
@@ -129,12 +130,6 @@ def read_decisions(path: str | Path) -> list[dict[str, Any]]:
             ) from None
         validate_records([out[-1]], DECISION, file=str(path), record_label="line", first_index=n)
     return out
-
-
-def _write_parquet(df: pl.DataFrame, path: Path, schema: str) -> None:
-    validate_frame(df, schema, file=str(path))
-    with atomic_path(path) as tmp:
-        df.write_parquet(tmp, statistics=True)
 
 
 def _is_edited(view: ItemView) -> bool:
@@ -362,8 +357,8 @@ def export(
         ed_rows = [r for v in views[b] if (r := edited_row(v, params, file=str(ed_path)))]
         acc = pl.DataFrame(acc_rows, schema=polars_schema(ACCEPTED), orient="row").sort("item")
         ed = pl.DataFrame(ed_rows, schema=polars_schema(ITEM), orient="row").sort("item")
-        _write_parquet(acc, acc_path, ACCEPTED)
-        _write_parquet(ed, ed_path, ITEM)
+        write_table(acc, acc_path, ACCEPTED)
+        write_table(ed, ed_path, ITEM)
         counts: dict[str, int] = {}
         for s in acc.get_column("review_status").to_list():
             counts[s] = counts.get(s, 0) + 1

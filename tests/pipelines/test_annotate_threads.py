@@ -1,9 +1,13 @@
-"""The annotate stage writes the same bytes whatever the machine's BLAS thread count.
+"""The annotate stage writes the same bytes whatever the machine's BLAS threads and CPU.
 
 DVC hashes every output into dvc.lock, so a stage whose numbers moved in the last digit
-with ``OPENBLAS_NUM_THREADS`` made dvc.lock depend on the machine that ran it. Here the
-stage runs as DVC runs it (``python pipelines/annotate.py``, a fresh process each time)
-with 1 and with 2 BLAS threads, and every file it writes is compared byte for byte.
+with ``OPENBLAS_NUM_THREADS`` or with the CPU made dvc.lock depend on the machine that
+ran it (and BenchFill, which seeds its simulation from its inputs, printed other
+headline figures). Here the stage runs as DVC runs it (``python pipelines/annotate.py``,
+a fresh process each time) with 1 and with 2 BLAS threads, and with OpenBLAS's kernels
+for another CPU (``OPENBLAS_CORETYPE=Sandybridge``: what an AVX-only x86 machine runs;
+on an AVX-512 machine the default kernels sum in another order), and every file it
+writes is compared byte for byte.
 """
 
 from __future__ import annotations
@@ -43,8 +47,11 @@ def _digests(root: Path) -> dict[str, str]:
     }
 
 
-def _annotate(root: Path, threads: str) -> dict[str, str]:
+def _annotate(root: Path, threads: str, coretype: str | None = None) -> dict[str, str]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+    env.pop("OPENBLAS_CORETYPE", None)
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     subprocess.run(
         [sys.executable, str(REPO / "pipelines/annotate.py"), "--benchmark", "sim"],
@@ -56,7 +63,7 @@ def _annotate(root: Path, threads: str) -> dict[str, str]:
     return _digests(root)
 
 
-def test_annotate_outputs_identical_with_1_and_2_blas_threads(
+def test_annotate_outputs_identical_with_1_and_2_threads_and_another_cpu_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = tmp_path / "base"
@@ -74,9 +81,10 @@ def test_annotate_outputs_identical_with_1_and_2_blas_threads(
     for stage in ("ingest", "responses"):
         assert run_stage([stage, "--benchmark", "sim"]) == 0
     runs = {}
-    for threads in ("1", "2"):
-        root = tmp_path / f"t{threads}"
+    for name, threads, coretype in (("1", "1", None), ("2", "2", None), ("sb", "1", "Sandybridge")):
+        root = tmp_path / f"t{name}"
         shutil.copytree(base, root)
-        runs[threads] = _annotate(root, threads)
+        runs[name] = _annotate(root, threads, coretype)
     assert any(k.startswith("data/difficulty/") for k in runs["1"]), runs["1"]
     assert runs["1"] == runs["2"]
+    assert runs["1"] == runs["sb"]
