@@ -7,6 +7,9 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import json
 import time
 from typing import Any

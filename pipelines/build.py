@@ -11,6 +11,9 @@ this stage.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import json
 from pathlib import Path
 from typing import Any

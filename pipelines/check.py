@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 from typing import Any
 
 from curation.io.atomic import write_json, write_text

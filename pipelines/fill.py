@@ -21,6 +21,9 @@ the benchmark's calibration.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import asyncio
 import sys
 from collections.abc import Sequence

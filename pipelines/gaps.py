@@ -10,6 +10,9 @@ responses and the calibration (:class:`curation.measure.FittedBenchmark`).
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 from dataclasses import replace
 from pathlib import Path
 from typing import Any

@@ -8,6 +8,9 @@ is the file `dvc metrics show` and `dvc exp show` print, one row per benchmark.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import json
 import re
 from pathlib import Path

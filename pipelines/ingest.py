@@ -9,6 +9,9 @@ run, e.g. a real local panel on 20 items.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 from typing import Any
 
 from curation.io.tables import write_table

@@ -17,6 +17,9 @@ Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import asyncio
 from collections import Counter
 from collections.abc import Mapping

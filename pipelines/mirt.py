@@ -14,6 +14,9 @@ as listed, and fails loudly if it cannot be.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import time
 from typing import Any
 

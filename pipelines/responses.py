@@ -20,6 +20,9 @@ model), so an import survives every ``dvc repro``.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 import asyncio
 from collections import Counter
 from typing import Any

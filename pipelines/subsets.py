@@ -7,6 +7,9 @@ data/subsets/<b>/<target>-<m>.parquet and metrics/subsets/<b>.json.
 
 from __future__ import annotations
 
+import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+
+# isort: split
 from dataclasses import replace
 from typing import Any
 
