@@ -6,8 +6,8 @@ Sandybridge elsewhere) and each sums in its own order, so a fitted difficulty mo
 about one unit in the last place (1e-16) from one machine to the next. DVC hashes every
 output into dvc.lock, and worse, later stages hash their inputs into simulation seeds:
 one ulp in ``data/difficulty`` gave BenchFill another random stream and changed its
-headline figures (GSM8K's Top-3 after filling read 9.6% on one machine and 21.6% on
-another). Rounding each float to :data:`SIGNIFICANT_DIGITS` where it leaves the process
+headline figures (BenchFill's GSM8K Top-3 reduction read 9.6% on one machine and
+21.6% on another). Rounding each float to :data:`SIGNIFICANT_DIGITS` where it leaves the process
 (parquet tables, JSON, .npz draws) makes two machines write the same bytes unless a
 value lies within 1e-16 of a rounding boundary (about one chance in 10^6 per value),
 and 10 digits is far below any statistical error the project reports (difficulty SEs

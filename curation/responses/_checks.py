@@ -224,7 +224,7 @@ def check_matrix(
     if missing_by_model:
         first = ", ".join(f"{k} ({v})" for k, v in list(missing_by_model.items())[:5])
         warnings.append(
-            f"{int(missing.sum())} of {missing.size} cells are missing (kept as missing, "
+            f"{int(missing.sum())} of {present.size} cells are missing (kept as missing, "
             f"never imputed) in {len(missing_by_model)} models: {first}"
             + (" …" if len(missing_by_model) > 5 else "")
         )

@@ -131,3 +131,13 @@ def test_overview_figure_of_a_leaderboard_stays_small(tmp_path):
     plot_check_overview(report, out)
     width, height = struct.unpack(">II", out.read_bytes()[16:24])  # the PNG IHDR
     assert height < width  # 3.4 inches tall, not 0.13 inch per model
+
+
+def test_the_missing_cells_warning_counts_them_out_of_every_cell():
+    rng = np.random.default_rng(5)
+    rates = rng.binomial(1, 0.5, size=(6, 30)).astype(float)
+    rates[2, :7] = np.nan  # 7 missing cells of model m02, out of 6 x 30
+    report = check_matrix(_table(rates), benchmark="t")
+    said = [w for w in report.warnings if "cells are missing" in w]
+    assert said and said[0].startswith("7 of 180 cells are missing"), report.warnings
+    assert "m02 (7)" in said[0]
