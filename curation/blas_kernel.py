@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 CORETYPE = "Haswell"
@@ -40,7 +41,7 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
 
 
 def chosen_coretype(
-    system: str, machine: str, flags: set[str], environ: dict[str, str] | os._Environ[str]
+    system: str, machine: str, flags: set[str], environ: Mapping[str, str]
 ) -> str | None:
     """The ``OPENBLAS_CORETYPE`` to set, or None to leave OpenBLAS alone."""
     if environ.get("OPENBLAS_CORETYPE"):

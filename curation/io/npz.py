@@ -31,9 +31,7 @@ def write_npz(path: str | Path, **arrays: np.ndarray) -> None:
     with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w") as zf:
         for name, value in arrays.items():
             buf = io.BytesIO()
-            arr = np.asanyarray(value)
-            if arr.dtype.kind == "f":
-                arr = round_array(arr).astype(arr.dtype, copy=False)
+            arr = round_array(np.asanyarray(value))
             np.lib.format.write_array(buf, arr, allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED

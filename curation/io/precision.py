@@ -36,8 +36,8 @@ _LOG10_2 = 0.30102999566398120
 def round_array(values: np.ndarray, digits: int = SIGNIFICANT_DIGITS) -> np.ndarray:
     """``values`` rounded to ``digits`` significant digits (NaN, inf and 0 unchanged).
 
-    A float array comes back as float64 (float32 input included); anything else is
-    returned as it is.
+    A float array comes back in its own dtype (a float32 one is rounded in float64 and
+    cast back); anything else is returned as it is.
     """
     arr = np.asarray(values)
     if arr.dtype.kind != "f" or arr.size == 0:
@@ -45,7 +45,7 @@ def round_array(values: np.ndarray, digits: int = SIGNIFICANT_DIGITS) -> np.ndar
     x = arr.astype(np.float64, copy=True)
     finite = np.isfinite(x) & (x != 0.0)
     if not finite.any():
-        return x
+        return x.astype(arr.dtype, copy=False)
     v = x[finite]
     _, exp2 = np.frexp(v)  # exact: |v| in [2**(e-1), 2**e)
     # the decimal exponent: the estimate from the exact binary exponent is the true one
@@ -68,7 +68,7 @@ def round_array(values: np.ndarray, digits: int = SIGNIFICANT_DIGITS) -> np.ndar
         else:
             out[sel] = np.rint(v[sel] / _POW10[-k]) * _POW10[-k]
     x[finite] = out
-    return x
+    return x.astype(arr.dtype, copy=False)
 
 
 def round_float(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
@@ -102,7 +102,7 @@ def round_frame(df: pl.DataFrame, digits: int = SIGNIFICANT_DIGITS) -> pl.DataFr
         if dtype not in (pl.Float64, pl.Float32) or df.height == 0:
             continue
         col = df[name]
-        rounded = pl.Series(name, round_array(col.to_numpy()), dtype=pl.Float64).cast(dtype)
+        rounded = pl.Series(name, round_array(col.to_numpy()), dtype=dtype)
         if col.null_count():
             rounded = pl.select(
                 pl.when(col.is_null()).then(None).otherwise(rounded).alias(name)

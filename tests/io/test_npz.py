@@ -20,11 +20,8 @@ def test_round_trip_and_stable_bytes(tmp_path: Path) -> None:
     with np.load(tmp_path / "one.npz") as got:
         assert sorted(got.files) == ["b", "items", "s"]
         # floats as written: to the stated precision (curation.io.precision)
-        assert np.array_equal(got["b"], round_array(arrays["b"])) and got["items"].tolist() == [
-            "a",
-            "b",
-            "c",
-        ]
+        assert np.array_equal(got["b"], round_array(arrays["b"]))
+        assert got["items"].tolist() == ["a", "b", "c"]
     for info in zipfile.ZipFile(tmp_path / "one.npz").infolist():
         assert info.date_time == (1980, 1, 1, 0, 0, 0)
         assert info.extract_version == 20  # real sizes in the header: no zip64 placeholders
