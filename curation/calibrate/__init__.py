@@ -34,48 +34,98 @@ knows nothing of the search that proposes the items.
   — the header in which a simulated rewrite states the latent b it is answered from.
 """
 
-from curation.calibrate._annotate import (
-    BUDGET,
-    MEASURED,
-    OFF_TARGET,
-    ON_TARGET,
-    OUTCOMES,
-    STOPPED,
-    Z90,
-    Annotation,
-    CalibrationOutcome,
-    Child,
-    Panel,
-    annotate,
-    annotation_lineage,
-    b_of_z,
-    calibrate_annotations,
-    decide,
-    describe,
-    on_target_consistent,
-    z_slope,
-)
-from curation.calibrate._backend import LatentB, open_panel, stated_latent
-from curation.calibrate._gradable import gradable_problem
-from curation.calibrate._measure import (
-    NO_TARGET,
-    measure,
-    record_measurement,
-    simulation_lineage,
-)
-from curation.calibrate._settings import (
-    BACKENDS,
-    CALIBRATION_KEYS,
-    AdaptiveRule,
-    BackendName,
-    CalibrationSettings,
-    calibration_settings,
-)
-from curation.calibrate._setup import PanelSetup, panel_setup, select_panel
-from curation.calibrate._simulate import header as simulated_header
-from curation.calibrate._simulate import latent_of
-from curation.calibrate._simulate import strip_header as strip_simulated_header
-from curation.calibrate._world import SimulatedWorld, WorldBackend, WorldSettings
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.calibrate._annotate import (
+        BUDGET,
+        MEASURED,
+        OFF_TARGET,
+        ON_TARGET,
+        OUTCOMES,
+        STOPPED,
+        Z90,
+        Annotation,
+        CalibrationOutcome,
+        Child,
+        Panel,
+        annotate,
+        annotation_lineage,
+        b_of_z,
+        calibrate_annotations,
+        decide,
+        describe,
+        on_target_consistent,
+        z_slope,
+    )
+    from curation.calibrate._backend import LatentB, open_panel, stated_latent
+    from curation.calibrate._gradable import gradable_problem
+    from curation.calibrate._measure import (
+        NO_TARGET,
+        measure,
+        record_measurement,
+        simulation_lineage,
+    )
+    from curation.calibrate._settings import (
+        BACKENDS,
+        CALIBRATION_KEYS,
+        AdaptiveRule,
+        BackendName,
+        CalibrationSettings,
+        calibration_settings,
+    )
+    from curation.calibrate._setup import PanelSetup, panel_setup, select_panel
+    from curation.calibrate._simulate import header as simulated_header
+    from curation.calibrate._simulate import latent_of
+    from curation.calibrate._simulate import strip_header as strip_simulated_header
+    from curation.calibrate._world import SimulatedWorld, WorldBackend, WorldSettings
+
+_EXPORTS = {
+    "BACKENDS": "_settings",
+    "BUDGET": "_annotate",
+    "CALIBRATION_KEYS": "_settings",
+    "MEASURED": "_annotate",
+    "NO_TARGET": "_measure",
+    "OFF_TARGET": "_annotate",
+    "ON_TARGET": "_annotate",
+    "OUTCOMES": "_annotate",
+    "STOPPED": "_annotate",
+    "Z90": "_annotate",
+    "AdaptiveRule": "_settings",
+    "Annotation": "_annotate",
+    "BackendName": "_settings",
+    "CalibrationOutcome": "_annotate",
+    "CalibrationSettings": "_settings",
+    "Child": "_annotate",
+    "LatentB": "_backend",
+    "Panel": "_annotate",
+    "PanelSetup": "_setup",
+    "SimulatedWorld": "_world",
+    "WorldBackend": "_world",
+    "WorldSettings": "_world",
+    "annotate": "_annotate",
+    "annotation_lineage": "_annotate",
+    "b_of_z": "_annotate",
+    "calibrate_annotations": "_annotate",
+    "calibration_settings": "_settings",
+    "decide": "_annotate",
+    "describe": "_annotate",
+    "gradable_problem": "_gradable",
+    "latent_of": "_simulate",
+    "measure": "_measure",
+    "on_target_consistent": "_annotate",
+    "open_panel": "_backend",
+    "panel_setup": "_setup",
+    "record_measurement": "_measure",
+    "select_panel": "_setup",
+    "simulated_header": "_simulate:header",
+    "simulation_lineage": "_measure",
+    "stated_latent": "_backend",
+    "strip_simulated_header": "_simulate:strip_header",
+    "z_slope": "_annotate",
+}
 
 __all__ = [
     "BACKENDS",
@@ -121,3 +171,5 @@ __all__ = [
     "strip_simulated_header",
     "z_slope",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

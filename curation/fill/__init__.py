@@ -23,10 +23,29 @@ is a :class:`curation.candidates.Candidate`.
 Every LLM call goes through :mod:`curation.llm` (cache, retries, accounting).
 """
 
-from curation.fill._config import FillSettings, RewriteSimulation, fill_settings
-from curation.fill._hooks import JudgeFactory, load_judge_factory
-from curation.fill._run import FillResult, afill
-from curation.fill._targets import Target, next_target, oracle_insertions, top_k_reduction
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.fill._config import FillSettings, RewriteSimulation, fill_settings
+    from curation.fill._hooks import JudgeFactory, load_judge_factory
+    from curation.fill._run import FillResult, afill
+    from curation.fill._targets import Target, next_target, oracle_insertions, top_k_reduction
+
+_EXPORTS = {
+    "FillResult": "_run",
+    "FillSettings": "_config",
+    "JudgeFactory": "_hooks",
+    "RewriteSimulation": "_config",
+    "Target": "_targets",
+    "afill": "_run",
+    "fill_settings": "_config",
+    "load_judge_factory": "_hooks",
+    "next_target": "_targets",
+    "oracle_insertions": "_targets",
+    "top_k_reduction": "_targets",
+}
 
 __all__ = [
     "FillResult",
@@ -41,3 +60,5 @@ __all__ = [
     "oracle_insertions",
     "top_k_reduction",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -22,30 +22,58 @@ Typical use (the ``judge`` stage does the same in bulk with ``assess_many``)::
         if not verdict.passed: ...
 """
 
-from curation.candidates import Judge, Verdict
-from curation.judge._config import (
-    JUDGED_STATUSES,
-    RESPONSE_FORMATS,
-    JudgeSettings,
-    JudgeSimulation,
-    judge_settings,
-)
-from curation.judge._judge import (
-    SOLUTION_SCHEMA,
-    VERDICT_SCHEMA,
-    LLMJudge,
-    build_judge,
-    fill_judge,
-)
-from curation.judge._prompts import Prompts, load_prompts
-from curation.judge._simulate import SimulatedJudgeBackend
-from curation.judge._types import (
-    NO_OWN_ANSWER,
-    UNDECIDED_CATEGORIES,
-    UNPARSEABLE,
-    Assessment,
-    categorize,
-)
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.candidates import Judge, Verdict
+    from curation.judge._config import (
+        JUDGED_STATUSES,
+        RESPONSE_FORMATS,
+        JudgeSettings,
+        JudgeSimulation,
+        judge_settings,
+    )
+    from curation.judge._judge import (
+        SOLUTION_SCHEMA,
+        VERDICT_SCHEMA,
+        LLMJudge,
+        build_judge,
+        fill_judge,
+    )
+    from curation.judge._prompts import Prompts, load_prompts
+    from curation.judge._simulate import SimulatedJudgeBackend
+    from curation.judge._types import (
+        NO_OWN_ANSWER,
+        UNDECIDED_CATEGORIES,
+        UNPARSEABLE,
+        Assessment,
+        categorize,
+    )
+
+_EXPORTS = {
+    "JUDGED_STATUSES": "_config",
+    "NO_OWN_ANSWER": "_types",
+    "RESPONSE_FORMATS": "_config",
+    "SOLUTION_SCHEMA": "_judge",
+    "UNDECIDED_CATEGORIES": "_types",
+    "UNPARSEABLE": "_types",
+    "VERDICT_SCHEMA": "_judge",
+    "Assessment": "_types",
+    "Judge": "curation.candidates",
+    "JudgeSettings": "_config",
+    "JudgeSimulation": "_config",
+    "LLMJudge": "_judge",
+    "Prompts": "_prompts",
+    "SimulatedJudgeBackend": "_simulate",
+    "Verdict": "curation.candidates",
+    "build_judge": "_judge",
+    "categorize": "_types",
+    "fill_judge": "_judge",
+    "judge_settings": "_config",
+    "load_prompts": "_prompts",
+}
 
 __all__ = [
     "JUDGED_STATUSES",
@@ -69,3 +97,5 @@ __all__ = [
     "judge_settings",
     "load_prompts",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

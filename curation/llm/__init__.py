@@ -13,61 +13,102 @@ Typical use (what the ``collect`` stage does)::
         result = await acollect(items, benchmark=..., models=models, backend=backend, ...)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from curation.llm._accounting import Accounting, Price, Tally
-from curation.llm._cache import CompletionCache
-from curation.llm._config import (
-    BACKENDS,
-    DEFAULT_TEMPLATE_FOR,
-    DEFAULT_TEMPLATES,
-    BackendName,
-    CollectSettings,
-    LLMSettings,
-    PanelModel,
-    RetryPolicy,
-    SimulationSettings,
-    collect_settings,
-    llm_settings,
-    panel_models,
-    render_prompt,
-)
-from curation.llm._errors import LLMCallError
-from curation.llm._panel import (
-    CollectResult,
-    PlannedCall,
-    RunStats,
-    SkippedItem,
-    acollect,
-    grade_calls,
-    plan_calls,
-    responses_from_samples,
-    run_calls,
-)
-from curation.llm._scrub import Secrets, redact_url
-from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
-from curation.llm._simulate import (
-    SIMULATED_PREFIX,
-    ItemTruth,
-    SimulatedBackend,
-    default_abilities,
-    hashed_difficulty,
-    load_difficulties,
-)
-from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
+from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from curation.llm._accounting import Accounting, Price, Tally
+    from curation.llm._cache import CompletionCache
     from curation.llm._client import SAMPLE_HEADER, OpenAIBackend
+    from curation.llm._config import (
+        BACKENDS,
+        DEFAULT_TEMPLATE_FOR,
+        DEFAULT_TEMPLATES,
+        BackendName,
+        CollectSettings,
+        LLMSettings,
+        PanelModel,
+        RetryPolicy,
+        SimulationSettings,
+        collect_settings,
+        llm_settings,
+        panel_models,
+        render_prompt,
+    )
+    from curation.llm._errors import LLMCallError
+    from curation.llm._panel import (
+        CollectResult,
+        PlannedCall,
+        RunStats,
+        SkippedItem,
+        acollect,
+        grade_calls,
+        plan_calls,
+        responses_from_samples,
+        run_calls,
+    )
+    from curation.llm._scrub import Secrets, redact_url
+    from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
+    from curation.llm._simulate import (
+        SIMULATED_PREFIX,
+        ItemTruth,
+        SimulatedBackend,
+        default_abilities,
+        hashed_difficulty,
+        load_difficulties,
+    )
+    from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
 
-
-def __getattr__(name: str) -> Any:
-    # the openai SDK costs ~1 s to import: loaded only by code that talks to an endpoint
-    if name in ("OpenAIBackend", "SAMPLE_HEADER"):
-        from curation.llm import _client
-
-        return getattr(_client, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+_EXPORTS = {
+    "BACKENDS": "_config",
+    "DEFAULT_TEMPLATES": "_config",
+    "DEFAULT_TEMPLATE_FOR": "_config",
+    "SAMPLE_HEADER": "_client",
+    "SIMULATED_PREFIX": "_simulate",
+    "Accounting": "_accounting",
+    "Backend": "_types",
+    "BackendName": "_config",
+    "CallResult": "_types",
+    "ChatRequest": "_types",
+    "CollectResult": "_panel",
+    "CollectSettings": "_config",
+    "Completion": "_types",
+    "CompletionCache": "_cache",
+    "ItemTruth": "_simulate",
+    "LLMCallError": "_errors",
+    "LLMSettings": "_config",
+    "Message": "_types",
+    "OpenAIBackend": "_client",
+    "PanelModel": "_config",
+    "PlannedCall": "_panel",
+    "Price": "_accounting",
+    "RetryPolicy": "_config",
+    "RunStats": "_panel",
+    "Sampling": "_types",
+    "Secrets": "_scrub",
+    "SimulatedBackend": "_simulate",
+    "SimulationSettings": "_config",
+    "SkippedItem": "_panel",
+    "Tally": "_accounting",
+    "acollect": "_panel",
+    "backend_for": "_setup",
+    "build_backend": "_setup",
+    "cached_complete": "_setup",
+    "collect_settings": "_config",
+    "default_abilities": "_simulate",
+    "grade_calls": "_panel",
+    "hashed_difficulty": "_simulate",
+    "item_truths": "_setup",
+    "llm_settings": "_config",
+    "load_difficulties": "_simulate",
+    "panel_models": "_config",
+    "plan_calls": "_panel",
+    "redact_url": "_scrub",
+    "render_prompt": "_config",
+    "responses_from_samples": "_panel",
+    "run_calls": "_panel",
+}
 
 __all__ = [
     "BACKENDS",
@@ -118,3 +159,5 @@ __all__ = [
     "responses_from_samples",
     "run_calls",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

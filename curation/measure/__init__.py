@@ -21,42 +21,100 @@
   the ``gaps`` stage computes and writes.
 """
 
-from curation.measure._blind import BlindInterval, blind_intervals
-from curation.measure._bootstrap import bootstrap_interval, summarize_bootstrap
-from curation.measure._certify import Certificate, certify, certify_pairs, top_pair_certificates
-from curation.measure._coverage import CoverageResult, World, coverage_experiment
-from curation.measure._ddm import ddm
-from curation.measure._fitted import FittedBenchmark
-from curation.measure._gaps import Gap, gaps, largest_gaps, max_gap, top_k_sum
-from curation.measure._linking import PanelLinking, link_panels
-from curation.measure._posterior import (
-    Interval,
-    MetricIntervals,
-    PosteriorSummary,
-    summarize_draws,
-    summarize_posterior,
-)
-from curation.measure._power import contrast_widths, power_curve, power_table, touched_items
-from curation.measure._progress import ProgressResult, StratumEffect, progress_test
-from curation.measure._report import render_gaps_html, render_gaps_report
-from curation.measure._resolution import Panel, Resolution, resolution_of_fit
-from curation.measure._summary import (
-    BenchmarkMeasures,
-    Flags,
-    TargetDDM,
-    Thresholds,
-    measure_benchmark,
-)
-from curation.measure._targets import (
-    UNIFORM,
-    Beta,
-    Histogram,
-    Sample,
-    parse_target,
-    target_cdf,
-    target_key,
-    target_label,
-)
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.measure._blind import BlindInterval, blind_intervals
+    from curation.measure._bootstrap import bootstrap_interval, summarize_bootstrap
+    from curation.measure._certify import Certificate, certify, certify_pairs, top_pair_certificates
+    from curation.measure._coverage import CoverageResult, World, coverage_experiment
+    from curation.measure._ddm import ddm
+    from curation.measure._fitted import FittedBenchmark
+    from curation.measure._gaps import Gap, gaps, largest_gaps, max_gap, top_k_sum
+    from curation.measure._linking import PanelLinking, link_panels
+    from curation.measure._posterior import (
+        Interval,
+        MetricIntervals,
+        PosteriorSummary,
+        summarize_draws,
+        summarize_posterior,
+    )
+    from curation.measure._power import contrast_widths, power_curve, power_table, touched_items
+    from curation.measure._progress import ProgressResult, StratumEffect, progress_test
+    from curation.measure._report import render_gaps_html, render_gaps_report
+    from curation.measure._resolution import Panel, Resolution, resolution_of_fit
+    from curation.measure._summary import (
+        BenchmarkMeasures,
+        Flags,
+        TargetDDM,
+        Thresholds,
+        measure_benchmark,
+    )
+    from curation.measure._targets import (
+        UNIFORM,
+        Beta,
+        Histogram,
+        Sample,
+        parse_target,
+        target_cdf,
+        target_key,
+        target_label,
+    )
+
+_EXPORTS = {
+    "UNIFORM": "_targets",
+    "BenchmarkMeasures": "_summary",
+    "Beta": "_targets",
+    "BlindInterval": "_blind",
+    "Certificate": "_certify",
+    "CoverageResult": "_coverage",
+    "FittedBenchmark": "_fitted",
+    "Flags": "_summary",
+    "Gap": "_gaps",
+    "Histogram": "_targets",
+    "Interval": "_posterior",
+    "MetricIntervals": "_posterior",
+    "Panel": "_resolution",
+    "PanelLinking": "_linking",
+    "PosteriorSummary": "_posterior",
+    "ProgressResult": "_progress",
+    "Resolution": "_resolution",
+    "Sample": "_targets",
+    "StratumEffect": "_progress",
+    "TargetDDM": "_summary",
+    "Thresholds": "_summary",
+    "World": "_coverage",
+    "blind_intervals": "_blind",
+    "bootstrap_interval": "_bootstrap",
+    "certify": "_certify",
+    "certify_pairs": "_certify",
+    "contrast_widths": "_power",
+    "coverage_experiment": "_coverage",
+    "ddm": "_ddm",
+    "gaps": "_gaps",
+    "largest_gaps": "_gaps",
+    "link_panels": "_linking",
+    "max_gap": "_gaps",
+    "measure_benchmark": "_summary",
+    "parse_target": "_targets",
+    "power_curve": "_power",
+    "power_table": "_power",
+    "progress_test": "_progress",
+    "resolution_of_fit": "_resolution",
+    "render_gaps_html": "_report",
+    "render_gaps_report": "_report",
+    "summarize_bootstrap": "_bootstrap",
+    "summarize_draws": "_posterior",
+    "summarize_posterior": "_posterior",
+    "target_cdf": "_targets",
+    "target_key": "_targets",
+    "target_label": "_targets",
+    "top_k_sum": "_gaps",
+    "top_pair_certificates": "_certify",
+    "touched_items": "_power",
+}
 
 __all__ = [
     "UNIFORM",
@@ -110,3 +168,5 @@ __all__ = [
     "top_pair_certificates",
     "touched_items",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,44 +18,13 @@
 * :func:`register` — the ``curate review`` subcommands.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from curation.review._cli import register
-from curation.review._config import ReviewConfig, review_config
-
-# Everything else loads on first use, so `curate` (which imports ``register``) does not
-# pay for polars, FastAPI and uvicorn on every command.
-_LAZY = {
-    "ExportReport": "_export",
-    "export": "_export",
-    "read_decisions": "_export",
-    "write_decisions": "_export",
-    "RecalibrationReport": "_recalibrate",
-    "arecalibrate": "_recalibrate",
-    "recalibrate": "_recalibrate",
-    "read_candidates": "_seed",
-    "seed": "_seed",
-    "ReviewServer": "_serve",
-    "check_bind": "_serve",
-    "is_loopback": "_serve",
-    "serve": "_serve",
-    "QueueStats": "_stats",
-    "ReviewerStats": "_stats",
-    "format_stats": "_stats",
-    "queue_stats": "_stats",
-    "Decision": "_store",
-    "DecisionConflict": "_store",
-    "ItemNotFound": "_store",
-    "ItemState": "_store",
-    "ItemView": "_store",
-    "ReviewError": "_store",
-    "ReviewStore": "_store",
-    "SeedReport": "_store",
-    "Version": "_store",
-    "create_app": "_web",
-}
+from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from curation.review._cli import register
+    from curation.review._config import ReviewConfig, review_config
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
@@ -74,17 +43,38 @@ if TYPE_CHECKING:
     )
     from curation.review._web import create_app
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'curation.review' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"curation.review.{module}"), name)
-    globals()[name] = value
-    return value
-
+_EXPORTS = {
+    "Decision": "_store",
+    "DecisionConflict": "_store",
+    "ExportReport": "_export",
+    "ItemNotFound": "_store",
+    "ItemState": "_store",
+    "ItemView": "_store",
+    "QueueStats": "_stats",
+    "RecalibrationReport": "_recalibrate",
+    "ReviewConfig": "_config",
+    "ReviewError": "_store",
+    "ReviewServer": "_serve",
+    "ReviewStore": "_store",
+    "ReviewerStats": "_stats",
+    "SeedReport": "_store",
+    "Version": "_store",
+    "check_bind": "_serve",
+    "arecalibrate": "_recalibrate",
+    "create_app": "_web",
+    "export": "_export",
+    "format_stats": "_stats",
+    "is_loopback": "_serve",
+    "queue_stats": "_stats",
+    "read_candidates": "_seed",
+    "read_decisions": "_export",
+    "recalibrate": "_recalibrate",
+    "register": "_cli",
+    "review_config": "_config",
+    "seed": "_seed",
+    "serve": "_serve",
+    "write_decisions": "_export",
+}
 
 __all__ = [
     "Decision",
@@ -118,3 +108,5 @@ __all__ = [
     "serve",
     "write_decisions",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

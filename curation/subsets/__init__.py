@@ -10,21 +10,41 @@
 * :func:`read_difficulty`, :func:`measured_z` — the annotate stage's table, as read here.
 """
 
-from curation.subsets._config import (
-    ReferenceSpec,
-    SubsetsConfig,
-    TargetSpec,
-    subsets_config,
-)
-from curation.subsets._inputs import measured_z, read_difficulty
-from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
-from curation.subsets._ranking import (
-    RankAgreement,
-    ReferenceRanking,
-    model_scores,
-    rank_agreement,
-)
-from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.subsets._config import ReferenceSpec, SubsetsConfig, TargetSpec, subsets_config
+    from curation.subsets._inputs import measured_z, read_difficulty
+    from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
+    from curation.subsets._ranking import (
+        RankAgreement,
+        ReferenceRanking,
+        model_scores,
+        rank_agreement,
+    )
+    from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
+
+_EXPORTS = {
+    "Coverage": "_report",
+    "RankAgreement": "_ranking",
+    "ReferenceRanking": "_ranking",
+    "ReferenceSpec": "_config",
+    "Subset": "_match",
+    "SubsetReport": "_report",
+    "SubsetsConfig": "_config",
+    "TargetSpec": "_config",
+    "evaluate_subset": "_report",
+    "match_quantiles": "_match",
+    "measured_z": "_inputs",
+    "model_scores": "_ranking",
+    "quantile_levels": "_match",
+    "rank_agreement": "_ranking",
+    "read_difficulty": "_inputs",
+    "subsets_config": "_config",
+    "target_ppf": "_match",
+}
 
 __all__ = [
     "Coverage",
@@ -45,3 +65,5 @@ __all__ = [
     "subsets_config",
     "target_ppf",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

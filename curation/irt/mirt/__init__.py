@@ -18,49 +18,92 @@ Lower level: :func:`fit_mirt` fits one d; :func:`rotate_fit` rotates a fit;
 :func:`flip_attribution` explains why two models swap places between two benchmarks.
 """
 
-from curation.irt.mirt._fit import (
-    MirtData,
-    MirtFit,
-    Priors,
-    SimulatedMirt,
-    cell_loglik,
-    fit_loglik,
-    fit_mirt,
-    pool_responses,
-    simulate_mirt,
-    standardise,
-)
-from curation.irt.mirt._flips import (
-    Flip,
-    FlipItem,
-    find_flips,
-    flip_attribution,
-    item_contributions,
-)
-from curation.irt.mirt._markdown import render_mirt_markdown
-from curation.irt.mirt._profiles import (
-    BenchmarkProfile,
-    Similarity,
-    benchmark_profiles,
-    benchmark_similarity,
-    expected_scores,
-)
-from curation.irt.mirt._report import MirtReport, build_report, loadings_frame
-from curation.irt.mirt._rotate import (
-    ROTATIONS,
-    congruence,
-    oblimin,
-    procrustes,
-    rotate_fit,
-    varimax,
-)
-from curation.irt.mirt._select import (
-    SELECT_RULES,
-    DimensionRow,
-    Selection,
-    holdout_mask,
-    select_dimension,
-)
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.irt.mirt._fit import (
+        MirtData,
+        MirtFit,
+        Priors,
+        SimulatedMirt,
+        cell_loglik,
+        fit_loglik,
+        fit_mirt,
+        pool_responses,
+        simulate_mirt,
+        standardise,
+    )
+    from curation.irt.mirt._flips import (
+        Flip,
+        FlipItem,
+        find_flips,
+        flip_attribution,
+        item_contributions,
+    )
+    from curation.irt.mirt._markdown import render_mirt_markdown
+    from curation.irt.mirt._profiles import (
+        BenchmarkProfile,
+        Similarity,
+        benchmark_profiles,
+        benchmark_similarity,
+        expected_scores,
+    )
+    from curation.irt.mirt._report import MirtReport, build_report, loadings_frame
+    from curation.irt.mirt._rotate import (
+        ROTATIONS,
+        congruence,
+        oblimin,
+        procrustes,
+        rotate_fit,
+        varimax,
+    )
+    from curation.irt.mirt._select import (
+        SELECT_RULES,
+        DimensionRow,
+        Selection,
+        holdout_mask,
+        select_dimension,
+    )
+
+_EXPORTS = {
+    "ROTATIONS": "_rotate",
+    "SELECT_RULES": "_select",
+    "BenchmarkProfile": "_profiles",
+    "DimensionRow": "_select",
+    "Flip": "_flips",
+    "FlipItem": "_flips",
+    "MirtData": "_fit",
+    "MirtFit": "_fit",
+    "MirtReport": "_report",
+    "Priors": "_fit",
+    "Selection": "_select",
+    "Similarity": "_profiles",
+    "SimulatedMirt": "_fit",
+    "benchmark_profiles": "_profiles",
+    "benchmark_similarity": "_profiles",
+    "build_report": "_report",
+    "cell_loglik": "_fit",
+    "congruence": "_rotate",
+    "expected_scores": "_profiles",
+    "find_flips": "_flips",
+    "fit_loglik": "_fit",
+    "fit_mirt": "_fit",
+    "flip_attribution": "_flips",
+    "holdout_mask": "_select",
+    "item_contributions": "_flips",
+    "loadings_frame": "_report",
+    "oblimin": "_rotate",
+    "pool_responses": "_fit",
+    "procrustes": "_rotate",
+    "render_mirt_markdown": "_markdown",
+    "rotate_fit": "_rotate",
+    "select_dimension": "_select",
+    "simulate_mirt": "_fit",
+    "standardise": "_fit",
+    "varimax": "_rotate",
+}
 
 __all__ = [
     "ROTATIONS",
@@ -99,3 +142,5 @@ __all__ = [
     "standardise",
     "varimax",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
