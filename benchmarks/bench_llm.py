@@ -322,6 +322,7 @@ def _stage_rows() -> None:
         return
     import shutil
 
+    from curation.params_model import validate_params
     from pipelines import responses as responses_stage
 
     models = [
@@ -351,7 +352,7 @@ def _stage_rows() -> None:
         try:
             for label in ("first", "cached rerun"):
                 t0 = time.perf_counter()
-                text = responses_stage.run(params, "gsm8k")
+                text = responses_stage.run(validate_params(params), "gsm8k")
                 print(f"{label:>14} {time.perf_counter() - t0:>8.2f}  {text.splitlines()[0]}")
         finally:
             os.chdir(here)

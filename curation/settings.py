@@ -18,13 +18,25 @@ import difflib
 import math
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curation.errors import ConfigError
 
 S = TypeVar("S", bound="Section")
+
+Unit = Annotated[float, Field(ge=0, le=1)]
+"""A number in [0, 1] (a share, a z, a rate)."""
+BackendName = Literal["simulate", "openai"]
+"""simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
+TargetSpec = str | dict[str, Any]
+"""A measure target: "uniform", "beta(a, b)", or a mapping with ``kind`` (curation.measure)."""
+
+
+def default_targets() -> list[TargetSpec]:
+    """The default target list of ``gaps`` and ``subsets``: the uniform measure alone."""
+    return ["uniform"]
 
 
 class Section(BaseModel):

@@ -18,14 +18,13 @@ from typing import Any
 
 from curation.failure import guarded
 from curation.io.atomic import all_or_nothing
-from curation.params import benchmark_names, load_params
-from curation.params_model import validate_params
+from curation.params_model import read_params
 from curation.restore import restore_hint
 
 PerBenchmarkRun = Callable[..., str]
-"""``run(params, benchmark, *, params_file) -> printed summary``."""
+"""``run(params: ParamsFile, benchmark, *, params_file) -> printed summary``."""
 JointRun = Callable[..., str]
-"""``run(params, *, params_file) -> printed summary`` (stages over all benchmarks)."""
+"""``run(params: ParamsFile, *, params_file) -> printed summary`` (stages over all benchmarks)."""
 
 
 def stage_parser(name: str, *, per_benchmark: bool, description: str | None) -> Any:
@@ -62,18 +61,18 @@ def stage_main(
 ) -> int:
     """Run one stage from the command line; returns the process exit code.
 
-    The params file is checked whole (``schemas/params.schema.json``) before anything
-    runs, and each run's outputs are renamed into place only when it has succeeded.
+    The params file is validated whole (:class:`curation.params_model.ParamsFile`) before
+    anything runs, and that validated object is what ``run`` receives; each run's outputs
+    are renamed into place only when it has succeeded.
     """
     args = stage_parser(name, per_benchmark=per_benchmark, description=description).parse_args(argv)
     doing = name
 
     def step() -> None:
         nonlocal doing
-        params = load_params(args.params)
-        validate_params(params, params_file=args.params)
+        params = read_params(args.params)
         if per_benchmark:
-            for benchmark in args.benchmark or benchmark_names(params):
+            for benchmark in args.benchmark or list(params.benchmarks):
                 doing = f"{name}@{benchmark}"
                 with all_or_nothing():
                     summary = run(params, benchmark, params_file=args.params)

@@ -21,8 +21,8 @@ from curation.errors import InputError
 from curation.io.atomic import non_finite_paths, write_json
 from curation.io.npz import write_npz
 from curation.io.tables import read_table, write_table
-from curation.irt import bic_compare, fit, loo_stability
-from curation.params_model import AnnotateSettings
+from curation.irt import AnnotateSettings, bic_compare, fit, loo_stability
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     calibration_path,
     difficulty_path,
@@ -78,8 +78,9 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
     return b + se * rng.standard_normal((n, b.size)), "laplace"
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    cfg = _settings(params, params_file)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    cfg = _settings(raw, params_file)
     responses_file = responses_path(benchmark)
     responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
     _require_fittable(responses, file=str(responses_file))
@@ -173,7 +174,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             file=str(responses_file),
         ) from None
 
-    fmt = plot_settings(params, where=params_file).format
+    fmt = plot_settings(raw, where=params_file).format
     plot_item_curves(result, irt_plot_path(benchmark, "icc"), formats=fmt)
     plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"), formats=fmt)
     write_table(table, difficulty_path(benchmark), "difficulty")

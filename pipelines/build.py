@@ -25,6 +25,7 @@ from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
 from curation.items import has_texts, write_skipped_metrics
 from curation.params import benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     DIST_ROOT,
     REVIEW_ACCEPTED_TEMPLATE,
@@ -130,9 +131,10 @@ def _read_accepted(path: Path) -> pl.DataFrame:
         ) from None
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    spec = benchmark_spec(params, benchmark, params_file=params_file)
-    settings = _settings(params, params_file)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    spec = benchmark_spec(raw, benchmark, params_file=params_file)
+    settings = _settings(raw, params_file)
     if not has_texts(spec):
         (dist_root(settings) / benchmark).mkdir(parents=True, exist_ok=True)
         write_skipped_metrics("build", benchmark, build_metrics_path(benchmark))
@@ -145,7 +147,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
     subsets: list[SubsetInput] = []
     reference = None
     if settings.get("subsets", True):
-        subsets, reference = _subset_inputs(params, benchmark, params_file=params_file)
+        subsets, reference = _subset_inputs(raw, benchmark, params_file=params_file)
     card = settings.get("card") or {}
     tasks = card.get("task_categories")
     if isinstance(tasks, dict):
@@ -175,7 +177,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             citation=spec.extra.get("citation"),
             source_datasets=tuple(spec.extra.get("source_datasets") or ()),
         ),
-        figure_formats=tuple(plot_settings(params, where=params_file).format),
+        figure_formats=tuple(plot_settings(raw, where=params_file).format),
     )
     result = build_dataset(
         inputs,

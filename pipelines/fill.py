@@ -27,7 +27,6 @@ import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as
 import asyncio
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from curation.calibrate import panel_setup
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
@@ -37,6 +36,7 @@ from curation.io.tables import read_table, write_table
 from curation.items import has_texts, write_skipped_metrics
 from curation.llm import CompletionCache
 from curation.params import benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     candidates_path,
     difficulty_path,
@@ -119,11 +119,12 @@ def _skip(benchmark: str, formats: Sequence[str]) -> str:
     return f"{benchmark}: skipped (no item texts)"
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    if not has_texts(benchmark_spec(params, benchmark, params_file=params_file)):
-        return _skip(benchmark, plot_settings(params, where=params_file).format)
-    settings = fill_settings(params, params_file=params_file)
-    setup = panel_setup(params, benchmark, params_file=params_file, settings=settings.calibration)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    if not has_texts(benchmark_spec(raw, benchmark, params_file=params_file)):
+        return _skip(benchmark, plot_settings(raw, where=params_file).format)
+    settings = fill_settings(raw, params_file=params_file)
+    setup = panel_setup(raw, benchmark, params_file=params_file, settings=settings.calibration)
     llm, collect = setup.llm, setup.collect
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
@@ -138,7 +139,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
             print(text, file=sys.stderr, flush=True)
 
     async def _run_async() -> FillResult:
-        judge = factory(params, params_file=params_file, benchmark=benchmark) if factory else None
+        judge = factory(raw, params_file=params_file, benchmark=benchmark) if factory else None
         try:
             with CompletionCache(llm.cache_path) as cache:
                 result = await afill(
@@ -174,7 +175,7 @@ def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.ya
         result.inserted_rows(),
         fill_plot_path(benchmark),
         name=benchmark,
-        formats=plot_settings(params, where=params_file).format,
+        formats=plot_settings(raw, where=params_file).format,
     )
     write_json(metrics_file, result.metrics)
     return _summary(benchmark, result)

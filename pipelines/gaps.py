@@ -26,6 +26,7 @@ from curation.io.tables import read_table
 from curation.irt import Calibration
 from curation.measure import (
     FittedBenchmark,
+    IntervalSettings,
     MetricIntervals,
     PanelLinking,
     Sample,
@@ -37,7 +38,7 @@ from curation.measure import (
     summarize_posterior,
 )
 from curation.params import benchmark_names
-from curation.params_model import IntervalSettings
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     GAPS_ECDF_DATA,
     GAPS_METRICS,
@@ -176,14 +177,15 @@ def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(z), GRID, side="right") / z.size
 
 
-def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
-    cfg = _settings(params)
-    names = benchmark_names(params)
+def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    cfg = _settings(raw)
+    names = benchmark_names(raw)
     tables = {b: read_table(difficulty_path(b), produced_by=f"annotate@{b}") for b in names}
     z_by = {b: t["z"].to_numpy() for b, t in tables.items()}
     targets = _targets(list(cfg["targets"]), z_by)
     th = cfg["thresholds"]
-    fmt = plot_settings(params, where=params_file).format
+    fmt = plot_settings(raw, where=params_file).format
     measures = []
     fitted = {
         b: FittedBenchmark.load(

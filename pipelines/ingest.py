@@ -12,17 +12,18 @@ from __future__ import annotations
 import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
 
 # isort: split
-from typing import Any
 
 from curation.io.tables import write_table
 from curation.items import has_texts, ingest_benchmark, skip_note, textless_items
 from curation.params import benchmark_limit, benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import items_path
 from curation.stage_main import stage_main
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    spec = benchmark_spec(params, benchmark, params_file=params_file)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    spec = benchmark_spec(raw, benchmark, params_file=params_file)
     out = items_path(benchmark)
     texts = has_texts(spec)
     if texts:

@@ -41,6 +41,7 @@ from curation.judge import (
 )
 from curation.llm import Accounting
 from curation.params import benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     candidates_path,
     items_path,
@@ -202,19 +203,20 @@ def _with_verdicts(
     return df.with_columns(updates)
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    if not has_texts(benchmark_spec(params, benchmark, params_file=params_file)):
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    if not has_texts(benchmark_spec(raw, benchmark, params_file=params_file)):
         write_table(empty_frame("candidate"), judged_path(benchmark), "candidate")
         write_skipped_metrics("judge", benchmark, judge_metrics_path(benchmark))
         return f"{benchmark}: skipped (no item texts)"
-    settings = judge_settings(params, params_file=params_file)
+    settings = judge_settings(raw, params_file=params_file)
     df = _read_candidates(benchmark)
     out, metrics_out = judged_path(benchmark), judge_metrics_path(benchmark)
     rows = [r for r in df.iter_rows(named=True) if _judged(r)]
     assessments: list[Assessment] = []
     requests = cache_hits = 0
     usage = Accounting().to_metrics()
-    judge = build_judge(params, params_file=params_file)
+    judge = build_judge(raw, params_file=params_file)
     if judge is None:
         rows = []
     else:

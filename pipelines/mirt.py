@@ -27,6 +27,7 @@ from curation.io.atomic import atomic_path, write_json, write_text
 from curation.io.precision import round_frame
 from curation.io.tables import read_table
 from curation.irt.mirt import (
+    MirtSettings,
     Priors,
     build_report,
     loadings_frame,
@@ -35,7 +36,7 @@ from curation.irt.mirt import (
     select_dimension,
 )
 from curation.params import benchmark_names
-from curation.params_model import MirtSettings
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     MIRT_LOADINGS,
     MIRT_METRICS,
@@ -107,9 +108,10 @@ def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
     return out
 
 
-def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
-    s = settings_from_params(params, params_file=params_file)
-    listed = bool((params.get("mirt") or {}).get("benchmarks"))
+def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    s = settings_from_params(raw, params_file=params_file)
+    listed = bool((raw.get("mirt") or {}).get("benchmarks"))
     t_start = time.perf_counter()
     tables = {
         b: read_table(responses_path(b), produced_by=f"responses@{b}") for b in s["benchmarks"]
@@ -182,7 +184,7 @@ def run(params: dict[str, Any], *, params_file: str = "params.yaml") -> str:
     )
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
-    fmt = plot_settings(params, where=params_file).format
+    fmt = plot_settings(raw, where=params_file).format
     plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
     plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
     plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)

@@ -44,6 +44,7 @@ from curation.llm import (
     panel_models,
 )
 from curation.params import benchmark_limit, benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     collect_metrics_path,
     imports_dir,
@@ -201,13 +202,14 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     return text + " (collect.enabled is false: imported)"
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    spec = benchmark_spec(params, benchmark, params_file=params_file)
-    settings = collect_settings(params, params_file=params_file)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    spec = benchmark_spec(raw, benchmark, params_file=params_file)
+    settings = collect_settings(raw, params_file=params_file)
     if not settings.enabled:
-        return _imported(params, benchmark, params_file=params_file)
-    models = panel_models(params, params_file=params_file)
-    llm = llm_settings(params, params_file=params_file)
+        return _imported(raw, benchmark, params_file=params_file)
+    models = panel_models(raw, params_file=params_file)
+    llm = llm_settings(raw, params_file=params_file)
     grading = grading_settings(
         spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
     )

@@ -19,6 +19,7 @@ from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
 from curation.params import benchmark_names, benchmark_spec
+from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     difficulty_path,
     responses_path,
@@ -101,15 +102,16 @@ def _check_sizes(
         )
 
 
-def run(params: dict[str, Any], benchmark: str, *, params_file: str = "params.yaml") -> str:
-    cfg = subsets_config(params, benchmark, params_file=params_file)
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    raw = legacy_mapping(params)
+    cfg = subsets_config(raw, benchmark, params_file=params_file)
     items, z, n_unmeasured = measured_z(benchmark)
     if not items:
         raise InputError("no item has a difficulty z", file=str(difficulty_path(benchmark)))
-    _check_sizes(params, benchmark, cfg, n_items=len(items), params_file=params_file)
+    _check_sizes(raw, benchmark, cfg, n_items=len(items), params_file=params_file)
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     full_scores = model_scores(responses)
-    reference, why_not = reference_ranking(params, benchmark, cfg, params_file=params_file)
+    reference, why_not = reference_ranking(raw, benchmark, cfg, params_file=params_file)
 
     full_cov = Coverage.of(z, "uniform")
     full_tau = (

@@ -123,3 +123,17 @@ def toy_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_toy_project(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def params_of(raw: object) -> object:
+    """A stage's ``run`` takes the validated params file: a raw mapping is validated first
+    (exactly what ``stage_main`` does before it calls ``run``)."""
+    from curation.params_model import ParamsFile, validate_params
+
+    return raw if isinstance(raw, ParamsFile) else validate_params(raw)
+
+
+def minimal_benchmark(name: str) -> dict[str, object]:
+    """The least a ``benchmarks.<name>`` entry must say to validate (for stages that only
+    read the stage outputs under data/, never the raw files)."""
+    return {"domain": "tests", "license": "MIT", "source": "tests", "items": {"path": f"{name}"}}

@@ -14,7 +14,6 @@ from curation.errors import ConfigError
 from curation.settings import Section, parse_section
 
 annotate = importlib.import_module("pipelines.annotate")
-check = importlib.import_module("pipelines.check")
 
 
 class _Toy(Section):
@@ -70,8 +69,11 @@ def test_annotate_section(section: dict[str, object], key_path: str) -> None:
     ],
 )
 def test_check_section(section: dict[str, object], key_path: str) -> None:
+    from curation.params_model import validate_params
+    from tests.conftest import TOY_PARAMS
+
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
-        check.run({"check": section}, "toy")
+        validate_params({**yaml.safe_load(TOY_PARAMS), "check": section})
 
 
 def test_mirt_choices_are_the_library_s() -> None:
@@ -97,7 +99,7 @@ def test_mirt_choices_are_the_library_s() -> None:
 )
 def test_mirt_section(section: dict[str, object], key_path: str) -> None:
     mirt = importlib.import_module("pipelines.mirt")
-    params = {"benchmarks": {"a": {}, "b": {}}, "mirt": section}
+    params = {"benchmarks": {"a": {}, "b": {}}, "mirt": section}  # only mirt is read
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
         mirt.settings_from_params(params)
 

@@ -31,9 +31,13 @@ if TYPE_CHECKING:
     from curation.fill._config import FillSettings, RewriteSimulation, fill_settings
     from curation.fill._hooks import JudgeFactory, load_judge_factory
     from curation.fill._run import FillResult, afill
+    from curation.fill._settings import AdaptiveSettings, RefineSettings, RewriteSimulationSettings
     from curation.fill._targets import Target, next_target, oracle_insertions, top_k_reduction
 
 _EXPORTS = {
+    "AdaptiveSettings": "_settings",
+    "RefineSettings": "_settings",
+    "RewriteSimulationSettings": "_settings",
     "FillResult": "_run",
     "FillSettings": "_config",
     "JudgeFactory": "_hooks",
@@ -48,6 +52,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AdaptiveSettings",
+    "RefineSettings",
+    "RewriteSimulationSettings",
     "FillResult",
     "FillSettings",
     "JudgeFactory",

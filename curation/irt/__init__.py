@@ -18,10 +18,22 @@ Importing this package never imports JAX; only ``method="nuts"`` does. Exports r
 lazily (numpy, polars and scipy load on first use), so ``import curation.irt`` is cheap.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
+    from curation.irt._calibrate import calibrate_counts, calibrate_items
+    from curation.irt._checks import bic_compare, loo_stability
+    from curation.irt._fit import FitResult, fit
+    from curation.irt._resolution import score_steps
+    from curation.irt._scale import Calibration
+    from curation.irt._settings import AnnotateSettings
+    from curation.irt._simulate import simulate_responses
 
 _EXPORTS = {
+    "AnnotateSettings": "_settings",
     "BootstrapReplicates": "_bootstrap",
     "Calibration": "_scale",
     "FitResult": "_fit",
@@ -36,6 +48,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AnnotateSettings",
     "BootstrapReplicates",
     "Calibration",
     "FitResult",
@@ -49,24 +62,4 @@ __all__ = [
     "simulate_responses",
 ]
 
-if TYPE_CHECKING:
-    from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
-    from curation.irt._calibrate import calibrate_counts, calibrate_items
-    from curation.irt._checks import bic_compare, loo_stability
-    from curation.irt._fit import FitResult, fit
-    from curation.irt._resolution import score_steps
-    from curation.irt._scale import Calibration
-    from curation.irt._simulate import simulate_responses
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'curation.irt' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"curation.irt.{module}"), name)
-    globals()[name] = value  # resolve once
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import Field, NonNegativeInt, PositiveInt
+
+from curation.settings import Section
+
 ModelType = Literal["1pl", "2pl"]
 Method = Literal["map", "nuts"]
 ScaleMethod = Literal["panel", "items", "logistic"]
@@ -78,3 +82,19 @@ class Settings:
 def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+
+
+class AnnotateSettings(Section):
+    """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
+
+    model: Literal["1pl", "2pl", "auto"] = "auto"
+    """1pl | 2pl | auto (choose by BIC per benchmark)."""
+    method: Literal["map", "nuts"] = "map"
+    scale: Literal["panel", "items", "logistic"] = "panel"
+    seed: NonNegativeInt = 0
+    loo: bool = True
+    """Leave-one-model-out stability of z."""
+    laplace_draws: PositiveInt = 1000
+    """Draws of b written beside a MAP fit (the gap intervals use them)."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""

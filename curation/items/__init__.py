@@ -6,6 +6,7 @@ from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from curation.items._ingest import ingest_benchmark, item_record
+    from curation.items._settings import ItemsSettings
     from curation.items._textless import (
         TEXT_FREE_STAGES,
         TEXT_STAGES,
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "ItemsSettings": "_settings",
     "TEXT_FREE_STAGES": "_textless",
     "TEXT_STAGES": "_textless",
     "has_texts": "_textless",
@@ -27,6 +29,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ItemsSettings",
     "TEXT_FREE_STAGES",
     "TEXT_STAGES",
     "has_texts",

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         fill_judge,
     )
     from curation.judge._prompts import Prompts, load_prompts
+    from curation.judge._settings import JudgeSimulationSettings
     from curation.judge._simulate import SimulatedJudgeBackend
     from curation.judge._types import (
         NO_OWN_ANSWER,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "JudgeSimulationSettings": "_settings",
     "JUDGED_STATUSES": "_config",
     "NO_OWN_ANSWER": "_types",
     "RESPONSE_FORMATS": "_config",
@@ -76,6 +78,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "JudgeSimulationSettings",
     "JUDGED_STATUSES",
     "NO_OWN_ANSWER",
     "RESPONSE_FORMATS",

@@ -49,6 +49,12 @@ if TYPE_CHECKING:
         run_calls,
     )
     from curation.llm._scrub import Secrets, redact_url
+    from curation.llm._settings import (
+        CollectSimulationSettings,
+        PanelModelSettings,
+        PanelSettings,
+        RoleModelSettings,
+    )
     from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
     from curation.llm._simulate import (
         SIMULATED_PREFIX,
@@ -61,6 +67,10 @@ if TYPE_CHECKING:
     from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
 
 _EXPORTS = {
+    "CollectSimulationSettings": "_settings",
+    "PanelModelSettings": "_settings",
+    "PanelSettings": "_settings",
+    "RoleModelSettings": "_settings",
     "BACKENDS": "_config",
     "DEFAULT_TEMPLATES": "_config",
     "DEFAULT_TEMPLATE_FOR": "_config",
@@ -111,6 +121,10 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CollectSimulationSettings",
+    "PanelModelSettings",
+    "PanelSettings",
+    "RoleModelSettings",
     "BACKENDS",
     "DEFAULT_TEMPLATES",
     "DEFAULT_TEMPLATE_FOR",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from curation.measure._progress import ProgressResult, StratumEffect, progress_test
     from curation.measure._report import render_gaps_html, render_gaps_report
     from curation.measure._resolution import Panel, Resolution, resolution_of_fit
+    from curation.measure._settings import GapsSettings, IntervalSettings, ThresholdSettings
     from curation.measure._summary import (
         BenchmarkMeasures,
         Flags,
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "GapsSettings": "_settings",
+    "IntervalSettings": "_settings",
+    "ThresholdSettings": "_settings",
     "UNIFORM": "_targets",
     "BenchmarkMeasures": "_summary",
     "Beta": "_targets",
@@ -117,6 +121,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "GapsSettings",
+    "IntervalSettings",
+    "ThresholdSettings",
     "UNIFORM",
     "BenchmarkMeasures",
     "Beta",

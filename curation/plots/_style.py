@@ -27,7 +27,7 @@ from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from curation.io.atomic import atomic_path  # noqa: E402
-from curation.params_model import PlotSettings  # noqa: E402
+from curation.plots._settings import PlotSettings  # noqa: E402
 from curation.settings import parse_section  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common forms of

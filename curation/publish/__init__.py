@@ -13,38 +13,58 @@
 Exports resolve lazily, so ``curate publish`` does not import ``datasets`` or matplotlib.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.publish._build import (
+        BuildInputs,
+        BuildResult,
+        CardOptions,
+        SubsetInput,
+        build_dataset,
+    )
+    from curation.publish._card import card_metadata, render_card
+    from curation.publish._checks import Problem, PublishRefused, check_publishable, record_problems
+    from curation.publish._features import hf_features
+    from curation.publish._layout import upload_files
+    from curation.publish._records import calibration_id, difficulty_sources
+    from curation.publish._settings import BuildSettings, CardSettings
+    from curation.publish._version import Diff, SemVer, changelog_section, diff_records
+    from curation.publish.hub import PublishResult, check_dataset_dir, publish, resolve_dataset_dir
 
 _EXPORTS = {
+    "BuildSettings": "_settings",
+    "CardSettings": "_settings",
     "BuildInputs": "_build",
     "BuildResult": "_build",
     "CardOptions": "_build",
-    "SubsetInput": "_build",
-    "build_dataset": "_build",
-    "card_metadata": "_card",
-    "render_card": "_card",
+    "Diff": "_version",
     "Problem": "_checks",
     "PublishRefused": "_checks",
-    "check_publishable": "_checks",
-    "record_problems": "_checks",
-    "hf_features": "_features",
-    "upload_files": "_layout",
-    "calibration_id": "_records",
-    "difficulty_sources": "_records",
-    "Diff": "_version",
-    "SemVer": "_version",
-    "changelog_section": "_version",
-    "diff_records": "_version",
     "PublishResult": "hub",
+    "SemVer": "_version",
+    "SubsetInput": "_build",
+    "build_dataset": "_build",
+    "calibration_id": "_records",
+    "card_metadata": "_card",
+    "changelog_section": "_version",
     "check_dataset_dir": "hub",
+    "check_publishable": "_checks",
+    "diff_records": "_version",
+    "difficulty_sources": "_records",
+    "hf_features": "_features",
     "publish": "hub",
+    "record_problems": "_checks",
+    "render_card": "_card",
     "resolve_dataset_dir": "hub",
+    "upload_files": "_layout",
 }
 
 __all__ = [
+    "BuildSettings",
+    "CardSettings",
     "BuildInputs",
     "BuildResult",
     "CardOptions",
@@ -70,39 +90,4 @@ __all__ = [
     "upload_files",
 ]
 
-if TYPE_CHECKING:
-    from curation.publish._build import (
-        BuildInputs,
-        BuildResult,
-        CardOptions,
-        SubsetInput,
-        build_dataset,
-    )
-    from curation.publish._card import card_metadata, render_card
-    from curation.publish._checks import (
-        Problem,
-        PublishRefused,
-        check_publishable,
-        record_problems,
-    )
-    from curation.publish._features import hf_features
-    from curation.publish._layout import upload_files
-    from curation.publish._records import calibration_id, difficulty_sources
-    from curation.publish._version import Diff, SemVer, changelog_section, diff_records
-    from curation.publish.hub import (
-        PublishResult,
-        check_dataset_dir,
-        publish,
-        resolve_dataset_dir,
-    )
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'curation.publish' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"curation.publish.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

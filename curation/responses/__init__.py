@@ -10,8 +10,12 @@ if TYPE_CHECKING:
     from curation.responses._matrix import ResponseMatrix
     from curation.responses._overlay import overlay, read_imports, replaces_base, write_imports
     from curation.responses._report import render_check_markdown, summary_line
+    from curation.responses._settings import CheckSettings, ResponsesSettings, WarnSettings
 
 _EXPORTS = {
+    "CheckSettings": "_settings",
+    "ResponsesSettings": "_settings",
+    "WarnSettings": "_settings",
     "DEFAULT_WARN": "_checks",
     "CheckReport": "_checks",
     "ResponseMatrix": "_matrix",
@@ -26,6 +30,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CheckSettings",
+    "ResponsesSettings",
+    "WarnSettings",
     "DEFAULT_WARN",
     "CheckReport",
     "ResponseMatrix",

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
     from curation.review._serve import ReviewServer, check_bind, is_loopback, serve
+    from curation.review._settings import ReviewSettings
     from curation.review._stats import QueueStats, ReviewerStats, format_stats, queue_stats
     from curation.review._store import (
         Decision,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from curation.review._web import create_app
 
 _EXPORTS = {
+    "ReviewSettings": "_settings",
     "Decision": "_store",
     "DecisionConflict": "_store",
     "ExportReport": "_export",
@@ -77,6 +79,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ReviewSettings",
     "Decision",
     "DecisionConflict",
     "ExportReport",

@@ -25,8 +25,11 @@ if TYPE_CHECKING:
         rank_agreement,
     )
     from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
+    from curation.subsets._settings import BenchmarkSubsetsSettings, SubsetsSettings
 
 _EXPORTS = {
+    "BenchmarkSubsetsSettings": "_settings",
+    "SubsetsSettings": "_settings",
     "Coverage": "_report",
     "RankAgreement": "_ranking",
     "ReferenceRanking": "_ranking",
@@ -47,6 +50,8 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BenchmarkSubsetsSettings",
+    "SubsetsSettings",
     "Coverage",
     "RankAgreement",
     "ReferenceRanking",

@@ -27,13 +27,13 @@ from fill_fixtures import (
 from curation.params import load_params
 from curation.schemas import validate_frame
 from pipelines import fill
-from tests.conftest import REPO
+from tests.conftest import REPO, params_of
 from tests.llm.fake_openai_server import FakeOpenAIServer, request_key
 
 _RUN = (
-    "from curation.params import load_params\n"
+    "from curation.params_model import read_params\n"
     "from pipelines import fill\n"
-    f"print(fill.run(load_params('params.yaml'), {BENCH!r}))\n"
+    f"print(fill.run(read_params('params.yaml'), {BENCH!r}))\n"
 )
 
 
@@ -64,7 +64,7 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
     for k, v in _env(server).items():
         monkeypatch.setenv(k, v)
     monkeypatch.chdir(tmp_path)
-    text = fill.run(load_params("params.yaml"), BENCH)
+    text = fill.run(params_of(load_params("params.yaml")), BENCH)
     assert "BenchFill 1/1 inserted" in text
 
     cands = pl.read_parquet(tmp_path / "data/fill" / BENCH / "candidates.parquet")
@@ -186,7 +186,7 @@ def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
         for k, v in _env(ref_server).items():
             mp.setenv(k, v)
         mp.chdir(ref_dir)
-        fill.run(load_params("params.yaml"), BENCH)
+        fill.run(params_of(load_params("params.yaml")), BENCH)
     journal = run_dir / "data/fill" / BENCH / "journal.jsonl"
     total_rounds = len(_journal_rounds(ref_dir / "data/fill" / BENCH / "journal.jsonl"))
     assert total_rounds >= 8  # 2 insertions x 2 rounds (BenchFill) + baseline rounds
@@ -283,7 +283,7 @@ def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
         for k, v in _env(srv).items():
             monkeypatch.setenv(k, v)
         monkeypatch.chdir(tmp_path)
-        text = fill.run(load_params("params.yaml"), BENCH)
+        text = fill.run(params_of(load_params("params.yaml")), BENCH)
         made = sum(srv.snapshot().requests.values())
     cands = pl.read_parquet(tmp_path / "data/fill" / BENCH / "candidates.parquet")
     bf = cands.filter(pl.col("method") == "benchfill")

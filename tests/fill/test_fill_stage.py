@@ -14,6 +14,7 @@ from curation.io.precision import round_floats, round_frame
 from curation.params import load_params
 from curation.schemas import validate_frame, validate_records
 from pipelines import fill
+from tests.conftest import params_of
 from tests.stage_cli import run_stage
 
 FILL = {
@@ -49,7 +50,7 @@ def _outputs(root):
 
 def test_offline_fill_writes_everything_and_resumes(project):
     params = _set_fill(project)
-    text = fill.run(params, "toy")
+    text = fill.run(params_of(params), "toy")
     assert text.startswith("toy [simulated]: BenchFill")
     cands, metrics = _outputs(project)
     validate_frame(cands, "candidate", file="candidates")
@@ -88,7 +89,7 @@ def test_offline_fill_writes_everything_and_resumes(project):
     )
 
     # a rerun replays the journal: same outputs, no call
-    again = fill.run(params, "toy")
+    again = fill.run(params_of(params), "toy")
     assert "(resumed)" in again
     cands2, metrics2 = _outputs(project)
     assert cands2.equals(cands)
@@ -99,7 +100,7 @@ def test_offline_fill_writes_everything_and_resumes(project):
 
     # without the journal, every call comes from the completion cache: same outputs again
     (project / "data/fill/toy/journal.jsonl").unlink()
-    third = fill.run(params, "toy")
+    third = fill.run(params_of(params), "toy")
     cands3, metrics3 = _outputs(project)
     assert cands3.equals(cands)
     assert metrics3 == metrics
@@ -107,7 +108,7 @@ def test_offline_fill_writes_everything_and_resumes(project):
 
     # changed params: the old journal is set aside, the search starts again
     params = _set_fill(project, seed=8)
-    assert "journal was set aside" in fill.run(params, "toy")
+    assert "journal was set aside" in fill.run(params_of(params), "toy")
     assert (project / "data/fill/toy/journal.jsonl.stale").is_file()
 
 
@@ -115,7 +116,7 @@ def test_judge_hook_rejects_and_fills_verdict_columns(project):
     params = _set_fill(
         project, judge="fill_fixtures:make_judge", baseline=False, oracle=False, insertions=1
     )
-    fill.run(params, "toy")
+    fill.run(params_of(params), "toy")
     cands, metrics = _outputs(project)
     judged = cands.filter(pl.col("judge_model").is_not_null())
     assert judged.height == cands.filter(pl.col("status") != "invalid").height > 0
@@ -149,7 +150,7 @@ def test_the_stage_s_direct_panel_draws_equal_the_call_path(project, tmp_path):
     from curation.paths import difficulty_path, items_path
 
     params = _set_fill(project)
-    fill.run(params, "toy")
+    fill.run(params_of(params), "toy")
     direct, direct_metrics = _outputs(project)
     settings = fill_settings(params)
     setup = panel_setup(params, "toy", settings=settings.calibration)

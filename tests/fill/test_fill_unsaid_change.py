@@ -12,6 +12,7 @@ from fill_fixtures import API_KEY, API_KEY_ENV, BASE_URL_ENV, BENCH, answer, wri
 
 from curation.params import load_params
 from pipelines import fill
+from tests.conftest import params_of
 from tests.llm.fake_openai_server import FakeOpenAIServer
 
 _PARENT = re.compile(r"<problem>\s*(.*?)\s*</problem>", re.S)
@@ -55,7 +56,7 @@ def test_an_answer_changed_without_saying_is_invalid_and_never_measured(tmp_path
         monkeypatch.setenv(API_KEY_ENV, API_KEY)
         monkeypatch.setenv("TQDM_DISABLE", "1")
         monkeypatch.chdir(tmp_path)
-        text = fill.run(load_params("params.yaml"), BENCH)
+        text = fill.run(params_of(load_params("params.yaml")), BENCH)
         panel_calls = [m for m in seen if m != "test/rewriter"]
     finally:
         server.stop()

@@ -35,6 +35,7 @@ from curation.irt.mirt import (
 )
 from curation.irt.mirt._fit import _Objective
 from curation.schemas import validate_record
+from tests.conftest import minimal_benchmark, params_of
 
 # --------------------------------------------------------------------------- fixtures
 
@@ -320,7 +321,7 @@ def test_report_and_stage_end_to_end(tmp_path, monkeypatch):
     _write_benchmarks(tmp_path, sim)
     monkeypatch.chdir(tmp_path)
     params = {
-        "benchmarks": {"alpha": {}, "beta": {}},
+        "benchmarks": {"alpha": minimal_benchmark("alpha"), "beta": minimal_benchmark("beta")},
         "mirt": {
             "d_max": 3,
             "holdout": 0.1,
@@ -329,7 +330,7 @@ def test_report_and_stage_end_to_end(tmp_path, monkeypatch):
             "min_models_per_item": 5,
         },
     }
-    line = stage.run(params)
+    line = stage.run(params_of(params))
     assert "chosen d = 2" in line
     metrics = json.loads((tmp_path / "metrics/mirt.json").read_text())
     assert validate_record(metrics, "mirt_metrics") is None
@@ -348,9 +349,9 @@ def test_report_and_stage_end_to_end(tmp_path, monkeypatch):
     )
 
     with pytest.raises(ConfigError, match="unknown setting"):
-        stage.run({**params, "mirt": {"dmax": 3}})
+        stage.run(params_of({**params, "mirt": {"dmax": 3}}))
     with pytest.raises(ConfigError, match="rotation"):
-        stage.run({**params, "mirt": {"rotation": "promax"}})
+        stage.run(params_of({**params, "mirt": {"rotation": "promax"}}))
 
 
 def test_report_on_one_dimension_uses_d2_as_exploratory():

@@ -13,6 +13,7 @@ from curation.io.tables import write_table
 from curation.paths import candidates_path, items_path, judge_metrics_path, judged_path
 from curation.schemas import conform, validate_frame, validate_records
 from pipelines import judge as judge_stage
+from tests.conftest import params_of
 from tests.judge.conftest import candidate, judge_params, parent
 
 
@@ -44,7 +45,7 @@ def _project(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
 def test_stage_end_to_end_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     rows = _project(tmp_path, monkeypatch)
     params = judge_params(tmp_path, backend="simulate", simulation={"false_reject_rate": 0.0})
-    text = judge_stage.run(params, "toy")
+    text = judge_stage.run(params_of(params), "toy")
     assert "[simulated]" in text and "judged 6 of 9" in text
     out = pl.read_parquet(judged_path("toy"))
     validate_frame(out, "candidate", file="judged")
@@ -77,7 +78,7 @@ def test_stage_end_to_end_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     # rerun: nothing asked again, same table
     before = out
-    judge_stage.run(params, "toy")
+    judge_stage.run(params_of(params), "toy")
     again = json.loads(judge_metrics_path("toy").read_text())
     assert (again["requests"], again["cache_hits"]) == (0, 12)
     assert pl.read_parquet(judged_path("toy")).equals(before)
@@ -93,7 +94,7 @@ def test_stage_against_the_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         for n in ("ch-1", "ch-2")
     }
     server, _ = judge_server(script)
-    judge_stage.run(judge_params(tmp_path), "toy")
+    judge_stage.run(params_of(judge_params(tmp_path)), "toy")
     out = {r["candidate"]: r for r in pl.read_parquet(judged_path("toy")).iter_rows(named=True)}
     assert out["bf-1"]["judge_model"] == "test-judge" and out["bf-1"]["judge_correct"] is True
     assert out["bf-2"]["judge_correct"] is False and out["ch-2"]["judge_correct"] is False
@@ -118,7 +119,7 @@ def test_unparseable_and_answerless_verdicts_are_not_passed(
     # bl-1: no answer of its own, and a bare claim that the reference is correct
     script["bl-1"] = {"solve": {"solution": "trust the author", "answer": None}, "verdict": verdict}
     judge_server(script)
-    text = judge_stage.run(judge_params(tmp_path), "toy")
+    text = judge_stage.run(params_of(judge_params(tmp_path)), "toy")
     out = {r["candidate"]: r for r in pl.read_parquet(judged_path("toy")).iter_rows(named=True)}
     assert out["bf-1"]["judge_reason"].startswith("unparseable judge output")
     assert out["bl-1"]["judge_correct"] is None
@@ -134,7 +135,7 @@ def test_unparseable_and_answerless_verdicts_are_not_passed(
 def test_missing_candidates_say_run_fill_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match=r"run `dvc repro fill@toy` first"):
-        judge_stage.run(judge_params(tmp_path, backend="simulate"), "toy")
+        judge_stage.run(params_of(judge_params(tmp_path, backend="simulate")), "toy")
 
 
 def test_unknown_parent_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -147,12 +148,12 @@ def test_unknown_parent_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     )
     write_table(df, candidates_path("toy"), "candidate")
     with pytest.raises(InputError, match=r"candidate bl-1: field 'parent': parent 'nope'"):
-        judge_stage.run(judge_params(tmp_path, backend="simulate"), "toy")
+        judge_stage.run(params_of(judge_params(tmp_path, backend="simulate")), "toy")
 
 
 def test_disabled_judge_copies_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     _project(tmp_path, monkeypatch)
-    text = judge_stage.run(judge_params(tmp_path, enabled=False), "toy")
+    text = judge_stage.run(params_of(judge_params(tmp_path, enabled=False)), "toy")
     assert "copied unjudged" in text
     assert pl.read_parquet(judged_path("toy")).equals(pl.read_parquet(candidates_path("toy")))
     metrics = json.loads(judge_metrics_path("toy").read_text())

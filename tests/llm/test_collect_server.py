@@ -27,6 +27,7 @@ from curation.llm import (
 )
 from curation.params import load_params
 from pipelines import responses as responses_stage
+from tests.conftest import params_of
 from tests.llm.conftest import (
     API_KEY,
     API_KEY_ENV,
@@ -62,7 +63,7 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
     monkeypatch.chdir(tmp_path)
     params = load_params("params.yaml")
 
-    text = responses_stage.run(params, "scripted")
+    text = responses_stage.run(params_of(params), "scripted")
 
     assert "2400 samples" in text and "2400 requests" in text
     assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)
@@ -99,7 +100,7 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
 
     # a rerun is served entirely from the cache
     server.reset_stats()
-    again = responses_stage.run(params, "scripted")
+    again = responses_stage.run(params_of(params), "scripted")
     assert "0 requests, 2400 cached" in again
     assert sum(server.snapshot().requests.values()) == 0
     assert _cells(tmp_path / "data/responses/scripted.parquet") == expected_cells(items, names, 4)
@@ -246,7 +247,7 @@ def test_truncated_generations_are_reported_and_not_guessed(
         llm_env(server)
         write_project(tmp_path, items, models=panel(["weak", "mid", "strong"], trials=1))
         monkeypatch.chdir(tmp_path)
-        text = responses_stage.run(load_params("params.yaml"), "scripted")
+        text = responses_stage.run(params_of(load_params("params.yaml")), "scripted")
     finally:
         server.stop()
     samples = pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet")

@@ -14,7 +14,7 @@ from curation.params import load_params
 from curation.schemas import validate_frame
 from pipelines import ingest
 from pipelines import responses as responses_stage
-from tests.conftest import TOY_LONG
+from tests.conftest import TOY_LONG, params_of
 from tests.llm.conftest import make_items, panel, write_project
 
 SIM_PANEL = """
@@ -41,8 +41,8 @@ def _enable(root: Path, extra: str = SIM_PANEL) -> dict:
 
 def test_switch_off_imports_the_bundled_responses(toy_project: Path):
     params = load_params("params.yaml")
-    ingest.run(params, "toy")
-    text = responses_stage.run(params, "toy")
+    ingest.run(params_of(params), "toy")
+    text = responses_stage.run(params_of(params), "toy")
     assert "imported" in text
     df = pl.read_parquet("data/responses/toy.parquet")
     assert set(df.select("model", "item", "n_trials", "n_correct").iter_rows()) == set(TOY_LONG)
@@ -55,8 +55,8 @@ def test_switch_off_imports_the_bundled_responses(toy_project: Path):
 
 def test_switch_on_simulates_offline_and_says_so(toy_project: Path):
     params = _enable(toy_project)
-    ingest.run(params, "toy")
-    text = responses_stage.run(params, "toy")
+    ingest.run(params_of(params), "toy")
+    text = responses_stage.run(params_of(params), "toy")
     assert "[simulated]" in text and "54 samples" in text  # 6 items x 3 models x 3 trials
     responses = pl.read_parquet("data/responses/toy.parquet")
     samples = pl.read_parquet("data/collect/toy.samples.parquet")
@@ -76,12 +76,12 @@ def test_switch_on_simulates_offline_and_says_so(toy_project: Path):
     Path(".llm-cache/completions.sqlite").unlink()
     for extra in ("-wal", "-shm"):
         Path(f".llm-cache/completions.sqlite{extra}").unlink(missing_ok=True)
-    responses_stage.run(params, "toy")
+    responses_stage.run(params_of(params), "toy")
     assert pl.read_parquet("data/responses/toy.parquet").equals(first)
 
     # another seed is another draw, and nothing cached under the old seed is reused
     params["collect"]["seed"] = 124
-    text = responses_stage.run(params, "toy")
+    text = responses_stage.run(params_of(params), "toy")
     assert "54 requests" in text
 
 
@@ -93,7 +93,7 @@ def test_simulation_recovers_the_ability_order(tmp_path: Path, monkeypatch):
     ]
     write_project(tmp_path, items, models=models, collect={"backend": "simulate"})
     monkeypatch.chdir(tmp_path)
-    responses_stage.run(load_params("params.yaml"), "scripted")
+    responses_stage.run(params_of(load_params("params.yaml")), "scripted")
     acc = json.loads(Path("metrics/collect/scripted.json").read_text())["accuracy_by_model"]
     assert acc["a"] < acc["b"] < acc["c"]
 
@@ -108,7 +108,7 @@ def test_code_items_are_skipped_with_a_warning_and_never_sent(
     llm_env(server)
     write_project(tmp_path, items, models=panel(["weak"], trials=2))
     monkeypatch.chdir(tmp_path)
-    text = responses_stage.run(load_params("params.yaml"), "scripted")
+    text = responses_stage.run(params_of(load_params("params.yaml")), "scripted")
     assert "warning: 2 items skipped (code items need a sandbox" in text
     assert sum(server.snapshot().requests.values()) == 4 * 2  # only the 4 gradable items
     responses = pl.read_parquet("data/responses/scripted.parquet")
@@ -119,14 +119,14 @@ def test_code_items_are_skipped_with_a_warning_and_never_sent(
 
 def test_unknown_template_and_grading_settings_fail_early(toy_project: Path):
     params = _enable(toy_project)
-    ingest.run(params, "toy")
+    ingest.run(params_of(params), "toy")
     params["panel"]["models"][0]["prompt_templates"] = {"numeric": "nope"}
     with pytest.raises(ConfigError, match="unknown prompt template 'nope'"):
-        responses_stage.run(params, "toy")
+        responses_stage.run(params_of(params), "toy")
     params["panel"]["models"][0]["prompt_templates"] = {}
     params["benchmarks"]["toy"]["grading"] = {"method": "regex"}
     with pytest.raises(ConfigError, match="grading.pattern"):
-        responses_stage.run(params, "toy")
+        responses_stage.run(params_of(params), "toy")
 
 
 def test_params_snippet_for_the_lead_parses(tmp_path: Path):

@@ -16,7 +16,7 @@ import polars as pl
 
 from curation.params import load_params
 from pipelines import responses as responses_stage
-from tests.conftest import REPO
+from tests.conftest import REPO, params_of
 from tests.llm.conftest import (
     API_KEY,
     API_KEY_ENV,
@@ -29,9 +29,9 @@ from tests.llm.conftest import (
 from tests.llm.fake_openai_server import FaultPlan, request_key
 
 _RUN = (
-    "from curation.params import load_params\n"
+    "from curation.params_model import read_params\n"
     "from pipelines import responses as responses_stage\n"
-    "print(responses_stage.run(load_params('params.yaml'), 'scripted'))\n"
+    "print(responses_stage.run(read_params('params.yaml'), 'scripted'))\n"
 )
 
 
@@ -99,7 +99,7 @@ def test_kill_9_then_resume_repeats_no_answered_call(
     assert not (tmp_path / "data/responses/scripted.parquet").exists()  # nothing half-written
 
     monkeypatch.chdir(tmp_path)
-    text = responses_stage.run(load_params("params.yaml"), "scripted")
+    text = responses_stage.run(params_of(load_params("params.yaml")), "scripted")
 
     after = server.snapshot()
     assert f"{total - len(committed)} requests, {len(committed)} cached" in text
@@ -122,7 +122,7 @@ def test_no_api_key_in_any_file_after_a_run(tmp_path, monkeypatch, server_factor
     llm_env(server)
     write_project(tmp_path, items, models=panel(["weak", "strong"], trials=2, stream=("strong",)))
     monkeypatch.chdir(tmp_path)
-    responses_stage.run(load_params("params.yaml"), "scripted")
+    responses_stage.run(params_of(load_params("params.yaml")), "scripted")
 
     assert f"Bearer {API_KEY}" in server.snapshot().auth_headers  # the key was really used
     samples = pl.read_parquet(tmp_path / "data/collect/scripted.samples.parquet")

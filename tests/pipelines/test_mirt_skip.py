@@ -15,6 +15,7 @@ import pytest
 
 from curation.errors import ConfigError, InputError
 from curation.schemas import validate_record
+from tests.conftest import minimal_benchmark, params_of
 
 
 def _responses(root: Path, name: str, models: list[str], n_items: int, seed: int) -> None:
@@ -30,7 +31,9 @@ def _responses(root: Path, name: str, models: list[str], n_items: int, seed: int
 def _run(benchmarks: list[str], mirt: dict[str, object]) -> str:
     from pipelines import mirt as stage
 
-    return stage.run({"benchmarks": {b: {} for b in benchmarks}, "mirt": mirt})
+    return stage.run(
+        params_of({"benchmarks": {b: minimal_benchmark(b) for b in benchmarks}, "mirt": mirt})
+    )
 
 
 def _outputs(root: Path) -> dict[str, object]:
@@ -88,10 +91,25 @@ def test_a_listed_pool_still_fails_loudly(project: Path):
 
     for b, seed in (("a", 0), ("b", 1)):
         _responses(project, b, ["m1", "m2"], 24, seed=seed)
+    entries = {"a": minimal_benchmark("a"), "b": minimal_benchmark("b")}
     with pytest.raises(ConfigError, match="at least two benchmarks"):
-        mirt.run({"benchmarks": {"a": {}, "b": {}}, "mirt": {"benchmarks": ["a"]}})
+        mirt.run(
+            params_of(
+                {
+                    "benchmarks": {"a": minimal_benchmark("a"), "b": minimal_benchmark("b")},
+                    "mirt": {"benchmarks": ["a"]},
+                }
+            )
+        )
     with pytest.raises(InputError, match="too few models"):
-        mirt.run({"benchmarks": {"a": {}, "b": {}}, "mirt": {"benchmarks": ["a", "b"]}})
+        mirt.run(
+            params_of(
+                {
+                    "benchmarks": {"a": minimal_benchmark("a"), "b": minimal_benchmark("b")},
+                    "mirt": {"benchmarks": ["a", "b"]},
+                }
+            )
+        )
     assert not (project / "metrics/mirt.json").exists()
 
 

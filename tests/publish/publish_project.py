@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from curation.schemas import conform
+from tests.conftest import params_of
 
 N_ITEMS = 40
 MODELS = ["m-weak", "m-low", "m-mid", "m-high", "m-top"]
@@ -184,8 +185,8 @@ def run_subsets_and_build(root: Path, benchmark: str = "toy", **build_over) -> s
 
     p = params(root)
     p["build"] = {**p.get("build", {}), **build_over}
-    subsets.run(p, benchmark)
-    return build.run(p, benchmark)
+    subsets.run(params_of(p), benchmark)
+    return build.run(params_of(p), benchmark)
 
 
 def hub_env(hub_url: str, root: Path, *, token: str | None = "hf_test_secret_0123") -> dict:

@@ -22,6 +22,7 @@ from curation.errors import InputError
 from curation.publish import hf_features
 from curation.publish._version import record_release
 from curation.schemas import validate_frame
+from tests.conftest import params_of
 
 CONFIGS = ["original", "filled", "calibrated-uniform-12"]
 
@@ -218,14 +219,14 @@ def test_bad_additions_and_records_are_errors(project: Path):
     from pipelines import build
 
     with pytest.raises(InputError, match="toy config original: row 6: field 'z'"):
-        build.run(params(project), "toy")
+        build.run(params_of(params(project)), "toy")
 
 
 def test_missing_subsets_metrics_names_the_stage(project: Path):
     from pipelines import build
 
     with pytest.raises(InputError, match="dvc repro subsets@toy"):
-        build.run(params(project), "toy")
+        build.run(params_of(params(project)), "toy")
 
 
 def test_unmeasured_item_is_published_without_z(project: Path):

@@ -20,6 +20,7 @@ from curation.subsets import (
     subsets_config,
 )
 from pipelines import subsets as stage
+from tests.conftest import params_of
 
 
 def _responses(benchmark: str, table: dict[str, list[int]], n_trials: int = 2) -> pl.DataFrame:
@@ -152,7 +153,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_stage_writes_subsets_and_metrics(project: Path):
-    text = stage.run(load_params("params.yaml"), "skew")
+    text = stage.run(params_of(load_params("params.yaml")), "skew")
     assert "skipped uniform-500: m=500 exceeds the 80 items" in text
     uni = pl.read_parquet("data/subsets/skew/uniform-15.parquet")
     validate_frame(uni, "subset_item", file="x")
@@ -171,7 +172,7 @@ def test_stage_writes_subsets_and_metrics(project: Path):
 
 
 def test_stage_without_a_reference_says_why(project: Path):
-    text = stage.run(load_params("params.yaml"), "lone")
+    text = stage.run(params_of(load_params("params.yaml")), "lone")
     metrics = json.loads(Path("metrics/subsets/lone.json").read_text())
     assert metrics["reference"] is None
     assert "no other benchmark in domain 'code'" in text
@@ -180,9 +181,9 @@ def test_stage_without_a_reference_says_why(project: Path):
 
 def test_stale_subset_files_are_removed(project: Path):
     params = load_params("params.yaml")
-    stage.run(params, "skew")
+    stage.run(params_of(params), "skew")
     params["subsets"]["sizes"] = [10]
-    stage.run(params, "skew")
+    stage.run(params_of(params), "skew")
     assert sorted(p.name for p in Path("data/subsets/skew").iterdir()) == [
         "ref-10.parquet",
         "uniform-10.parquet",
@@ -194,7 +195,7 @@ def test_a_benchmark_smaller_than_every_shared_size_skips_them_all(project: Path
     its reason, instead of failing `dvc repro`; a size set for it by name still fails."""
     params = load_params("params.yaml")
     params["subsets"]["sizes"] = [50, 100]
-    text = stage.run(params, "lone")
+    text = stage.run(params_of(params), "lone")
     assert text.splitlines()[0] == "lone: 0 subset(s) -> data/subsets/lone"
     assert "skipped uniform-50: m=50 exceeds the 30 items with a z" in text
     metrics = json.loads(Path("metrics/subsets/lone.json").read_text())
@@ -207,10 +208,10 @@ def test_a_benchmark_smaller_than_every_shared_size_skips_them_all(project: Path
     assert Path("data/subsets/lone").is_dir() and not list(Path("data/subsets/lone").iterdir())
     params["subsets"]["benchmarks"] = {"lone": {"sizes": [10, 31]}}
     with pytest.raises(ConfigError, match="subsets.benchmarks.lone.sizes: subset size 31"):
-        stage.run(params, "lone")
+        stage.run(params_of(params), "lone")
 
 
 def test_missing_difficulty_names_the_stage(project: Path):
     Path("data/difficulty/skew.parquet").unlink()
     with pytest.raises(InputError, match="dvc repro annotate@skew"):
-        stage.run(load_params("params.yaml"), "skew")
+        stage.run(params_of(load_params("params.yaml")), "skew")

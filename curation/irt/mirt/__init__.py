@@ -66,8 +66,11 @@ if TYPE_CHECKING:
         holdout_mask,
         select_dimension,
     )
+    from curation.irt.mirt._settings import MirtPriorSettings, MirtSettings
 
 _EXPORTS = {
+    "MirtPriorSettings": "_settings",
+    "MirtSettings": "_settings",
     "ROTATIONS": "_rotate",
     "SELECT_RULES": "_select",
     "BenchmarkProfile": "_profiles",
@@ -106,6 +109,8 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "MirtPriorSettings",
+    "MirtSettings",
     "ROTATIONS",
     "SELECT_RULES",
     "BenchmarkProfile",
