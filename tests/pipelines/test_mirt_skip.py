@@ -96,7 +96,7 @@ def test_a_listed_pool_still_fails_loudly(project: Path):
         mirt.run(
             params_of(
                 {
-                    "benchmarks": {"a": minimal_benchmark("a"), "b": minimal_benchmark("b")},
+                    "benchmarks": entries,
                     "mirt": {"benchmarks": ["a"]},
                 }
             )
@@ -105,7 +105,7 @@ def test_a_listed_pool_still_fails_loudly(project: Path):
         mirt.run(
             params_of(
                 {
-                    "benchmarks": {"a": minimal_benchmark("a"), "b": minimal_benchmark("b")},
+                    "benchmarks": entries,
                     "mirt": {"benchmarks": ["a", "b"]},
                 }
             )
