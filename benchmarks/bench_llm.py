@@ -121,7 +121,9 @@ async def _run(
     processes: int = 1,
 ) -> tuple[float, float, RunStats]:
     """Wall seconds and client CPU seconds of ``run_calls`` (not the backend's setup)."""
-    model = PanelModel("m", "bench/m", base_url_env=ENV_URL, api_key_env=ENV_KEY, concurrency=c)
+    model = PanelModel(
+        name="m", model_id="bench/m", base_url_env=ENV_URL, api_key_env=ENV_KEY, concurrency=c
+    )
     settings = LLMSettings(timeout_s=30, retry=RetryPolicy(max_retries=3), http_transport=transport)
     backend = OpenAIBackend([model], settings, environ=env)
     try:

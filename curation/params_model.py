@@ -21,6 +21,7 @@ from curation.fill._settings import FillSettings
 from curation.irt import AnnotateSettings
 from curation.irt.mirt import MirtSettings
 from curation.judge._settings import JudgeSettings
+from curation.llm import PanelModel
 from curation.llm._settings import CollectSettings, LLMSettings, PanelSettings
 from curation.measure import GapsSettings
 from curation.params import load_params
@@ -101,4 +102,19 @@ def params_json_schema() -> dict[str, Any]:
         "description": "benchcurate params.yaml: every section, every benchmark entry. "
         "Generated from curation/params_model.py (`curate schema --write`).",
         **{k: v for k, v in schema.items() if k != "title"},
+    }
+
+
+def panel_model_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one panel model (``schemas/panel_model.schema.json``)."""
+    schema = PanelModel.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://benchcurate.dev/schemas/panel_model.schema.json",
+        "title": "panel_model",
+        "description": "One model of the answering panel, as declared in params.yaml "
+        "`panel.models` (also `fill.rewriter`, `judge.model`). Keys are never stored: only the "
+        "names of the environment variables that hold them. Generated from "
+        "curation.llm.PanelModel (`curate schema --write`).",
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
     }

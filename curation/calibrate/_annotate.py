@@ -19,7 +19,6 @@ next slice of the same planned calls and a rerun is served from the cache.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -292,7 +291,7 @@ async def _ask(
     on_result: Callable[[CallResult], None] | None,
 ) -> None:
     """One batch through ``curation.llm``: samples ``start`` … ``stop − 1`` per model."""
-    models = [dataclasses.replace(m, trials=stop) for m in panel.models]
+    models = [m.model_copy(update={"trials": stop}) for m in panel.models]
     calls, skipped = plan_calls(
         _frame(open_),
         models,

@@ -17,20 +17,27 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from curation.errors import ConfigError
 from curation.params import benchmark_names, benchmark_spec, load_params, require_file
-from curation.params_model import params_json_schema, validate_params
+from curation.params_model import panel_model_json_schema, params_json_schema, validate_params
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "params.schema.json"
-"""The committed schema (repository layout: schemas/ beside curation/)."""
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+"""The committed schemas (repository layout: schemas/ beside curation/)."""
+SCHEMA_FILE = SCHEMA_DIR / "params.schema.json"
+GENERATED: dict[Path, Callable[[], dict[str, Any]]] = {
+    SCHEMA_FILE: params_json_schema,
+    SCHEMA_DIR / "panel_model.schema.json": panel_model_json_schema,
+}
+"""Every schema generated from a model the code uses (the rest of schemas/ is written by hand)."""
 
 
-def schema_text() -> str:
-    """The generated schema, as committed (indented, keys sorted, final newline)."""
-    return json.dumps(params_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def schema_text(path: Path = SCHEMA_FILE) -> str:
+    """A generated schema, as committed (indented, keys sorted, final newline)."""
+    return json.dumps(GENERATED[path](), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
@@ -75,19 +82,20 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_schema(args: argparse.Namespace) -> int:
-    text = schema_text()
     if args.write:
         from curation.io.atomic import write_text
 
-        write_text(SCHEMA_FILE, text)
-        print(f"wrote {SCHEMA_FILE}")
+        for path in GENERATED:
+            write_text(path, schema_text(path))
+            print(f"wrote {path}")
     elif args.check:
-        current = SCHEMA_FILE.read_text(encoding="utf-8") if SCHEMA_FILE.is_file() else ""
-        if current != text:
-            raise ConfigError(f"{SCHEMA_FILE}: stale; run `curate schema --write`")
-        print(f"{SCHEMA_FILE}: up to date")
+        for path in GENERATED:
+            current = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if current != schema_text(path):
+                raise ConfigError(f"{path}: stale; run `curate schema --write`")
+            print(f"{path}: up to date")
     else:
-        print(text, end="")
+        print(schema_text(), end="")
     return 0
 
 
@@ -103,6 +111,8 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_validate)
     p = sub.add_parser("schema", help="print the JSON Schema of params.yaml (--write: update it)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="write schemas/params.schema.json")
+    mode.add_argument(
+        "--write", action="store_true", help="write schemas/params.schema.json (and panel_model)"
+    )
     mode.add_argument("--check", action="store_true", help="fail if the committed copy is stale")
     p.set_defaults(func=run_schema)

@@ -24,22 +24,14 @@ from curation.calibrate import (
     calibration_settings,
 )
 from curation.errors import ConfigError
-from curation.llm import PanelModel
-from curation.schemas import load_schema, validate_record
-from curation.settings import boolean, integer, mapping, number, reject_unknown
+from curation.fill._settings import REWRITER_DEFAULTS
+from curation.llm import PanelModel, with_role_defaults
+from curation.settings import boolean, integer, mapping, number, parse_section, reject_unknown
 
 TargetMode = Literal["largest", "top_k"]
 TARGET_MODES: tuple[str, ...] = ("largest", "top_k")
 PROMPT_NAMES: tuple[str, ...] = ("system", "benchfill", "baseline", "reference")
 
-_REWRITER_DEFAULTS: dict[str, Any] = {
-    "name": "rewriter",
-    "model_id": "Qwen/Qwen2.5-72B-Instruct",
-    "base_url_env": "BENCHCURATE_BASE_URL",
-    "api_key_env": "BENCHCURATE_API_KEY",
-    "temperature": 1.0,
-    "max_tokens": 2048,
-}
 _KNOWN = CALIBRATION_KEYS | {
     "insertions",
     "targets",
@@ -149,7 +141,7 @@ class FillSettings:
     panel: tuple[str, ...] | None = None
     """Panel model names (must be in the calibration); None = simulate: every
     calibration model; openai: the ``panel.models`` that are in the calibration."""
-    rewriter: PanelModel = field(default_factory=lambda: PanelModel(**_REWRITER_DEFAULTS))
+    rewriter: PanelModel = field(default_factory=lambda: PanelModel(**REWRITER_DEFAULTS))
     adaptive: AdaptiveRule = field(default_factory=AdaptiveRule)
     simulation: RewriteSimulation = field(default_factory=RewriteSimulation)
     judge: str | None = None
@@ -209,7 +201,7 @@ class FillSettings:
     def fingerprint_dict(self) -> dict[str, Any]:
         """Every setting that changes an output (the resume journal checks it)."""
         d = asdict(self)
-        d["rewriter"] = {k: v for k, v in asdict(self.rewriter).items() if k != "concurrency"}
+        d["rewriter"] = self.rewriter.model_dump(exclude={"concurrency"})
         d["prompts"] = {k: str(v) for k, v in self.prompts.items()}
         d["targets"] = list(self.targets) if not isinstance(self.targets, str) else self.targets
         d["panel"] = list(self.panel) if self.panel is not None else None
@@ -236,15 +228,9 @@ def _targets(raw: Any, where: str) -> TargetMode | tuple[float, ...]:
 
 
 def _rewriter(raw: Any, where: str) -> PanelModel:
-    entry = {**_REWRITER_DEFAULTS, **mapping(raw, where)}
-    problem = validate_record(entry, "panel_model")
-    if problem is not None:
-        raise ConfigError(f"{where}.{problem[0]}: {problem[1]}")
-    props = load_schema("panel_model")["properties"]
-    values = {k: entry.get(k, props[k].get("default")) for k in props if k in entry}
-    values["prompt_templates"] = dict(entry.get("prompt_templates") or {})
-    values["concurrency"] = entry.get("concurrency")
-    return PanelModel(**values)
+    return parse_section(
+        PanelModel, with_role_defaults(mapping(raw, where), REWRITER_DEFAULTS), where=where
+    )
 
 
 def _simulation(raw: Any, where: str) -> RewriteSimulation:

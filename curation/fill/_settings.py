@@ -6,7 +6,7 @@ composes the sections into ``ParamsFile``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -14,10 +14,21 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    field_validator,
 )
 
-from curation.llm import RoleModelSettings
+from curation.llm import PanelModel, with_role_defaults
 from curation.settings import BackendName, Section, Unit
+
+REWRITER_DEFAULTS: dict[str, Any] = {
+    "name": "rewriter",
+    "model_id": "Qwen/Qwen2.5-72B-Instruct",
+    "base_url_env": "BENCHCURATE_BASE_URL",
+    "api_key_env": "BENCHCURATE_API_KEY",
+    "temperature": 1.0,
+    "max_tokens": 2048,
+}
+"""What ``fill.rewriter`` keys the file leaves out default to (a rewriter samples at 1.0)."""
 
 
 class AdaptiveSettings(Section):
@@ -72,7 +83,9 @@ class FillSettings(Section):
     references: NonNegativeInt = 16
     reference_chars: PositiveInt = 600
     duplicate_similarity: Unit = 0.9
-    rewriter: RoleModelSettings | None = None
+    rewriter: PanelModel = Field(default_factory=lambda: PanelModel(**REWRITER_DEFAULTS))
+    """The rewriter's endpoint; keys not given take the rewriter's defaults
+    (:data:`REWRITER_DEFAULTS`: temperature 1.0, max_tokens 2048, …)."""
     simulation: RewriteSimulationSettings = RewriteSimulationSettings()
     confirm_trials: NonNegativeInt = 16
     refine: RefineSettings = RefineSettings()
@@ -81,3 +94,8 @@ class FillSettings(Section):
     baseline: bool = True
     oracle: bool = True
     prompts: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("rewriter", mode="before")
+    @classmethod
+    def _rewriter_defaults(cls, value: Any) -> Any:
+        return with_role_defaults(value, REWRITER_DEFAULTS)

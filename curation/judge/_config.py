@@ -15,22 +15,15 @@ from typing import Any, Literal
 
 from curation.candidates import CALIBRATED, INSERTED, CandidateStatus
 from curation.errors import ConfigError
-from curation.llm import PanelModel, Price, collect_settings
-from curation.schemas import load_schema, validate_record
+from curation.judge._settings import JUDGE_MODEL_DEFAULTS, JUDGE_UNUSED
+from curation.llm import PanelModel, Price, collect_settings, with_role_defaults
+from curation.settings import parse_section
 
 ResponseFormat = Literal["none", "json_object", "json_schema"]
 RESPONSE_FORMATS: tuple[str, ...] = ("none", "json_object", "json_schema")
 JUDGED_STATUSES: tuple[CandidateStatus, ...] = (CALIBRATED, INSERTED)
 """Candidate statuses the judge stage judges; the others pass through untouched."""
 
-_MODEL_DEFAULTS: dict[str, Any] = {
-    "name": "judge",
-    "model_id": "Qwen/Qwen2.5-72B-Instruct",
-    "base_url_env": "BENCHCURATE_BASE_URL",
-    "api_key_env": "BENCHCURATE_API_KEY",
-    "temperature": 0.0,
-    "max_tokens": 2048,
-}
 _KNOWN = {"enabled", "backend", "model", "response_format", "seed", "simulation", "prompts"}
 
 
@@ -55,7 +48,7 @@ class JudgeSettings:
 
     enabled: bool = True
     backend: Literal["simulate", "openai"] = "simulate"
-    model: PanelModel = field(default_factory=lambda: PanelModel(**_MODEL_DEFAULTS))
+    model: PanelModel = field(default_factory=lambda: PanelModel(**JUDGE_MODEL_DEFAULTS))
     response_format: ResponseFormat = "json_object"
     """Structured output asked of the endpoint; the answer is validated by JSON Schema anyway.
     An endpoint that refuses the setting (HTTP 400/422) is asked again without it."""
@@ -86,23 +79,10 @@ def _model(raw: Any, where: str) -> PanelModel:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a mapping (name, model_id, base_url_env, ...)")
-    entry = {**_MODEL_DEFAULTS, **raw}
-    problem = validate_record(entry, "panel_model")
-    if problem is not None:
-        key, message = problem
-        raise ConfigError(f"{where}.{key}: {message}")
-    for key in ("trials", "prompt_templates", "ability", "system_prompt"):
-        if entry.get(key) is not None and key in raw:
+    for key in JUDGE_UNUSED:
+        if raw.get(key) is not None:
             raise ConfigError(f"{where}.{key}: not used by the judge; remove it")
-    props = load_schema("panel_model")["properties"]
-    values = {
-        k: entry.get(k, props[k].get("default"))
-        for k in props
-        if k in entry or "default" in props[k]
-    }
-    values["concurrency"] = entry.get("concurrency")
-    values["prompt_templates"] = {}
-    return PanelModel(**values)
+    return parse_section(PanelModel, with_role_defaults(raw, JUDGE_MODEL_DEFAULTS), where=where)
 
 
 def judge_settings(params: Mapping[str, Any], *, params_file: str = "params.yaml") -> JudgeSettings:

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
         BackendName,
         CollectSettings,
         LLMSettings,
-        PanelModel,
         RetryPolicy,
         SimulationSettings,
         collect_settings,
@@ -50,10 +49,11 @@ if TYPE_CHECKING:
     )
     from curation.llm._scrub import Secrets, redact_url
     from curation.llm._settings import (
+        AnswerType,
         CollectSimulationSettings,
-        PanelModelSettings,
+        PanelModel,
         PanelSettings,
-        RoleModelSettings,
+        with_role_defaults,
     )
     from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
     from curation.llm._simulate import (
@@ -67,10 +67,10 @@ if TYPE_CHECKING:
     from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
 
 _EXPORTS = {
+    "AnswerType": "_settings",
+    "with_role_defaults": "_settings",
     "CollectSimulationSettings": "_settings",
-    "PanelModelSettings": "_settings",
     "PanelSettings": "_settings",
-    "RoleModelSettings": "_settings",
     "BACKENDS": "_config",
     "DEFAULT_TEMPLATES": "_config",
     "DEFAULT_TEMPLATE_FOR": "_config",
@@ -90,7 +90,7 @@ _EXPORTS = {
     "LLMSettings": "_config",
     "Message": "_types",
     "OpenAIBackend": "_client",
-    "PanelModel": "_config",
+    "PanelModel": "_settings",
     "PlannedCall": "_panel",
     "Price": "_accounting",
     "RetryPolicy": "_config",
@@ -121,10 +121,10 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AnswerType",
+    "with_role_defaults",
     "CollectSimulationSettings",
-    "PanelModelSettings",
     "PanelSettings",
-    "RoleModelSettings",
     "BACKENDS",
     "DEFAULT_TEMPLATES",
     "DEFAULT_TEMPLATE_FOR",

@@ -41,10 +41,11 @@ from typing import Any
 import openai
 
 from curation.errors import ConfigError
-from curation.llm._config import LLMSettings, PanelModel
+from curation.llm._config import LLMSettings
 from curation.llm._errors import LLMCallError
 from curation.llm._processes import ShardSpec
 from curation.llm._scrub import Secrets, redact_url
+from curation.llm._settings import PanelModel
 from curation.llm._types import ChatRequest, Completion
 
 SAMPLE_HEADER = "X-Benchcurate-Sample"

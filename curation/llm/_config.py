@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from curation.errors import ConfigError
-from curation.params import ANSWER_TYPES
-from curation.schemas import load_schema, validate_record
+from curation.llm._settings import PanelModel, PanelSettings
+from curation.settings import parse_section
 
 BackendName = Literal["simulate", "openai"]
 """simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
@@ -80,70 +80,18 @@ def _opt(
 # ---- panel --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PanelModel:
-    """One panel model (see ``schemas/panel_model.schema.json`` for every field)."""
-
-    name: str
-    model_id: str
-    base_url_env: str = "OPENAI_BASE_URL"
-    api_key_env: str = "OPENAI_API_KEY"
-    revision: str | None = None
-    temperature: float = 0.6
-    max_tokens: int = 4096
-    trials: int = 4
-    system_prompt: str | None = None
-    prompt_templates: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int | None = None
-    """Declared concurrency, or None when the entry left it to the default."""
-    top_p: float | None = None
-    stream: bool = False
-    input_price_per_1m: float | None = None
-    output_price_per_1m: float | None = None
-    ability: float | None = None
-
-
 def panel_models(
     params: Mapping[str, Any], *, params_file: str = "params.yaml"
 ) -> list[PanelModel]:
-    """Parse ``panel.models``; every entry is checked against the panel_model schema."""
-    panel = _section(params, "panel", params_file)
-    entries = panel.get("models")
-    if not isinstance(entries, list) or not entries:
+    """Parse ``panel.models`` (:class:`PanelSettings`: defaults, types, unique names)."""
+    if params.get("panel") is None:
         raise ConfigError(
             f"{_where(params_file, 'panel.models')}: list at least one model "
             "(name, model_id, and for real endpoints base_url_env / api_key_env)"
         )
-    props = load_schema("panel_model")["properties"]
-    models: list[PanelModel] = []
-    seen: set[str] = set()
-    for i, entry in enumerate(entries):
-        where = f"panel.models[{i}]"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{_where(params_file, where)}: expected a mapping")
-        problem = validate_record(entry, "panel_model")
-        if problem is not None:
-            key, message = problem
-            raise ConfigError(f"{_where(params_file, f'{where}.{key}')}: {message}")
-        values = {
-            k: entry.get(k, props[k].get("default"))
-            for k in props
-            if k in entry or "default" in props[k]
-        }
-        values["concurrency"] = entry.get("concurrency")
-        values["prompt_templates"] = dict(entry.get("prompt_templates") or {})
-        for answer_type in values["prompt_templates"]:
-            if answer_type not in ANSWER_TYPES:
-                raise ConfigError(
-                    f"{_where(params_file, f'{where}.prompt_templates.{answer_type}')}: "
-                    f"not an answer type ({', '.join(ANSWER_TYPES)})"
-                )
-        model = PanelModel(**values)
-        if model.name in seen:
-            raise ConfigError(f"{_where(params_file, f'{where}.name')}: duplicate {model.name!r}")
-        seen.add(model.name)
-        models.append(model)
-    return models
+    return list(
+        parse_section(PanelSettings, params.get("panel"), where=_where(params_file, "panel")).models
+    )
 
 
 # ---- llm (client) -------------------------------------------------------------------------
@@ -313,7 +261,8 @@ def collect_settings(
 
 def template_id_for(model: PanelModel, answer_type: str, settings: CollectSettings) -> str:
     """The prompt template a model uses for an answer type (model's own, else collect's)."""
-    return model.prompt_templates.get(answer_type) or settings.template_for.get(answer_type, "free")
+    own = next((t for kind, t in model.prompt_templates.items() if kind == answer_type), None)
+    return own or settings.template_for.get(answer_type, "free")
 
 
 def render_prompt(template: str, question: str, choices: list[str] | None) -> str:

@@ -31,7 +31,8 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
 from curation.llm._cache import CompletionCache
-from curation.llm._config import LLMSettings, PanelModel
+from curation.llm._config import LLMSettings
+from curation.llm._settings import PanelModel
 
 _PARENT_POLL_S = 0.05
 
@@ -68,7 +69,10 @@ def _child(spec: ShardSpec, calls: Sequence[Any], index: int, n: int, conn: Conn
     from curation.llm._client import OpenAIBackend
     from curation.llm._panel import run_calls
 
-    models = [replace(m, concurrency=share(spec.limits[m.name], index, n)) for m in spec.models]
+    models = [
+        m.model_copy(update={"concurrency": share(spec.limits[m.name], index, n)})
+        for m in spec.models
+    ]
     settings = replace(spec.settings, processes=1)
 
     async def run() -> None:

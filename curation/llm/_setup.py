@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 import polars as pl
 
 from curation.llm._cache import CompletionCache
-from curation.llm._config import BACKENDS, CollectSettings, LLMSettings, PanelModel
+from curation.llm._config import BACKENDS, CollectSettings, LLMSettings
 from curation.llm._reply_version import reply_version, stored_key
+from curation.llm._settings import PanelModel
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,

@@ -32,7 +32,7 @@ from statistics import NormalDist
 
 from curation.errors import InputError
 from curation.grading import parse_number, reference_letter
-from curation.llm._config import PanelModel
+from curation.llm._settings import PanelModel
 from curation.llm._types import ChatRequest, Completion
 
 SIMULATED_PREFIX = "[simulated]"

@@ -109,8 +109,8 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
 
 def _backend(server, *, retries=2, timeout=5.0, key=API_KEY, concurrency=4):
     model = PanelModel(
-        "weak",
-        "test/weak",
+        name="weak",
+        model_id="test/weak",
         base_url_env=BASE_URL_ENV,
         api_key_env=API_KEY_ENV,
         concurrency=concurrency,
@@ -188,7 +188,9 @@ def test_each_fault_is_retried(server_factory, kind, stream):
 
 
 def test_missing_environment_variable_is_a_config_error():
-    model = PanelModel("m", "x", base_url_env="NO_SUCH_URL_VAR_123", api_key_env="NO_KEY_VAR_123")
+    model = PanelModel(
+        name="m", model_id="x", base_url_env="NO_SUCH_URL_VAR_123", api_key_env="NO_KEY_VAR_123"
+    )
     with pytest.raises(ConfigError, match="NO_SUCH_URL_VAR_123"):
         OpenAIBackend([model], LLMSettings(), environ={})
     with pytest.raises(ConfigError, match="NO_KEY_VAR_123"):

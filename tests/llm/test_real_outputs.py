@@ -84,7 +84,7 @@ def server():
 def _replayed(server: FakeOpenAIServer) -> list[tuple[str, str | None]]:
     """(text, finish_reason) of every rewrite, fetched through the real client."""
     model = PanelModel(
-        "rewriter", "real/replay", base_url_env=BASE_URL_ENV, api_key_env=API_KEY_ENV
+        name="rewriter", model_id="real/replay", base_url_env=BASE_URL_ENV, api_key_env=API_KEY_ENV
     )
     env = {BASE_URL_ENV: server.base_url, API_KEY_ENV: API_KEY}
     backend = OpenAIBackend([model], LLMSettings(timeout_s=10), environ=env)

@@ -193,7 +193,7 @@ def test_panel_defaults_come_from_the_schema_and_errors_name_the_key():
     assert models[0].temperature == 0.6 and models[0].trials == 4 and models[0].concurrency is None
     with pytest.raises(ConfigError, match=r"panel.models\[0\].trials"):
         panel_models({"panel": {"models": [{"name": "a", "model_id": "x", "trials": 0}]}})
-    with pytest.raises(ConfigError, match=r"panel.models\[1\].name.*duplicate"):
+    with pytest.raises(ConfigError, match=r"panel.models: \[1\].name: duplicate 'a'"):
         panel_models({"panel": {"models": [{"name": "a", "model_id": "x"}] * 2}})
     with pytest.raises(ConfigError, match="api_key"):
         panel_models({"panel": {"models": [{"name": "a", "model_id": "x", "api_key": "sk"}]}})
@@ -252,7 +252,11 @@ def test_simulation_latent_difficulty_and_abilities():
     mean = sum(values) / len(values)
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
     assert abs(mean) < 0.06 and abs(sd - 1.0) < 0.06
-    models = [PanelModel("a", "a"), PanelModel("b", "b", ability=0.3), PanelModel("c", "c")]
+    models = [
+        PanelModel(name="a", model_id="a"),
+        PanelModel(name="b", model_id="b", ability=0.3),
+        PanelModel(name="c", model_id="c"),
+    ]
     assert default_abilities(models) == {"a": -2.0, "b": 0.3, "c": 2.0}
 
 
