@@ -85,7 +85,7 @@ def test_an_edit_changes_exactly_the_fingerprints_of_the_stages_that_import_it(t
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     after = {s.stem: fingerprint(tmp_path, s) for s in scripts}
     changed = {s for s in before if before[s] != after[s]}
-    importers = {s.stem for s in scripts if "curation/fill" in code_entries(tmp_path, s)}
+    importers = {s.stem for s in scripts if "curation/fill/_search.py" in code_entries(tmp_path, s)}
     assert changed == importers
     assert "fill" in changed and "annotate" not in changed and "ingest" not in changed
     # a file every stage imports changes every fingerprint
@@ -123,3 +123,14 @@ def test_generated_deps_match_dvc_yaml() -> None:
     """`python scripts/stage_deps.py --write` would change nothing in the committed dvc.yaml."""
     text = (REPO / "dvc.yaml").read_text(encoding="utf-8")
     assert stage_deps_tool.rewrite(text) == text, "run: python scripts/stage_deps.py --write"
+
+
+def test_closure_follows_lazy_exports_to_their_module_and_skips_type_checking_imports():
+    """``from curation.fill import afill`` loads fill/_run.py; the settings alone do not."""
+    fill = {str(p.relative_to(REPO)) for p in import_closure(REPO, REPO / "pipelines" / "fill.py")}
+    assert "curation/fill/_run.py" in fill
+    ingest = {
+        str(p.relative_to(REPO)) for p in import_closure(REPO, REPO / "pipelines" / "ingest.py")
+    }
+    assert "curation/fill/_settings.py" in ingest  # params_model composes every section
+    assert "curation/fill/_run.py" not in ingest  # reached only under TYPE_CHECKING
