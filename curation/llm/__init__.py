@@ -45,7 +45,15 @@ from curation.llm._panel import (
     run_calls,
 )
 from curation.llm._scrub import Secrets, redact_url
-from curation.llm._setup import backend_for, build_backend, cached_complete, item_truths
+from curation.llm._setup import (
+    BACKEND_KINDS,
+    BackendKind,
+    backend_for,
+    backend_kind,
+    build_backend,
+    cached_complete,
+    item_truths,
+)
 from curation.llm._simulate import (
     SIMULATED_PREFIX,
     ItemTruth,
@@ -71,12 +79,14 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BACKENDS",
+    "BACKEND_KINDS",
     "DEFAULT_TEMPLATES",
     "DEFAULT_TEMPLATE_FOR",
     "SAMPLE_HEADER",
     "SIMULATED_PREFIX",
     "Accounting",
     "Backend",
+    "BackendKind",
     "BackendName",
     "CallResult",
     "ChatRequest",
@@ -102,6 +112,7 @@ __all__ = [
     "Tally",
     "acollect",
     "backend_for",
+    "backend_kind",
     "build_backend",
     "cached_complete",
     "collect_settings",
