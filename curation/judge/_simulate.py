@@ -20,9 +20,8 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 
-from curation.grading import parse_number, reference_letter
+from curation.grading import answers_agree, parse_number, reference_letter
 from curation.hashing import hashed_uniform
-from curation.judge._compare import answers_agree
 from curation.llm import SIMULATED_PREFIX, ChatRequest, Completion
 
 _ROLE_SOLVE = "solve"
