@@ -13,10 +13,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curation.failure import guarded
 from curation.params import load_params
+
+if TYPE_CHECKING:
+    from curation.responses import LogOptions
 
 
 def _task_matches(task: str, names: list[str]) -> bool:
@@ -35,8 +38,7 @@ def _import_logs(args: argparse.Namespace) -> int:
     from curation.io.tables import read_table
     from curation.params import benchmark_spec
     from curation.paths import imports_dir, items_path, responses_path
-    from curation.responses import write_imports
-    from curation.responses._import_logs import read_logs
+    from curation.responses import read_logs, write_imports
 
     if args.out is not None:
         return _import_to_long(args)
@@ -54,12 +56,7 @@ def _import_logs(args: argparse.Namespace) -> int:
         benchmark=name,
         known_items=items["item"].to_list(),
         items_file=str(items_file),
-        model=args.model,
-        metric=args.metric,
-        filter_name=args.filter,
-        item_field=args.item_field,
-        threshold=args.threshold,
-        scorer=args.scorer,
+        options=_log_options(args),
     )
     tasks = [str(t) for t in spec.extra.get("lm_eval_tasks") or [name]]
     if read.task is not None and not args.accept_task and not _task_matches(read.task, tasks):
@@ -86,22 +83,13 @@ def _import_logs(args: argparse.Namespace) -> int:
 def _import_to_long(args: argparse.Namespace) -> int:
     """``--out FILE``: the logs as one interchange table, for a benchmark's `responses:`."""
     from curation.errors import InputError
-    from curation.responses._import_logs import read_cells, write_long
+    from curation.responses import read_cells, write_long
 
     if not args.path:
         raise InputError("curate responses import --out needs --path")
     if args.benchmark or args.replace:
         raise InputError("--out writes a file of its own: drop --benchmark/--replace")
-    cells, summary = read_cells(
-        args.format,
-        args.path,
-        model=args.model,
-        metric=args.metric,
-        filter_name=args.filter,
-        item_field=args.item_field,
-        threshold=args.threshold,
-        scorer=args.scorer,
-    )
+    cells, summary = read_cells(args.format, args.path, _log_options(args))
     write_long(cells, args.out)
     print(summary)
     print(
@@ -111,6 +99,20 @@ def _import_to_long(args: argparse.Namespace) -> int:
         f"`items: {{texts: false, path: {args.out}}}`)"
     )
     return 0
+
+
+def _log_options(args: argparse.Namespace) -> LogOptions:
+    """The command's per-format flags as the readers take them."""
+    from curation.responses import LogOptions
+
+    return LogOptions(
+        model=args.model,
+        metric=args.metric,
+        filter_name=args.filter,
+        item_field=args.item_field,
+        threshold=args.threshold,
+        scorer=args.scorer,
+    )
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -196,14 +198,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="import evaluation logs into data/raw/<b>/imports/ (an input of `dvc repro`)",
     )
     _add_common(q)
+    from curation.responses import DEFAULT_FORMAT, READERS
+
     q.add_argument(
         "--format",
-        choices=("lm-eval", "inspect", "leaderboard"),
-        default="lm-eval",
-        help="lm-eval: lm-evaluation-harness --log_samples files (JSONL or JSON list); "
-        "inspect: inspect_ai .eval/.json logs (needs benchcurate[inspect]); leaderboard: "
-        "per-sample detail parquet files (doc_id + a metric column, e.g. Open LLM "
-        "Leaderboard details)",
+        choices=tuple(READERS),
+        default=DEFAULT_FORMAT,
+        help="; ".join(f"{r.name}: {r.description}" for r in READERS.values()),
     )
     q.add_argument("--path", help="a log file, a folder (searched recursively) or a glob")
     q.add_argument(

@@ -1,21 +1,96 @@
-"""Response tables: import from raw matrices, pivot to a matrix, and check before fitting."""
+"""Response tables: import from raw matrices and evaluation logs, pivot to a matrix, and
+check before fitting.
 
-from curation.responses._checks import DEFAULT_WARN, CheckReport, check_matrix
-from curation.responses._import import import_responses
-from curation.responses._matrix import ResponseMatrix
-from curation.responses._overlay import overlay, read_imports, replaces_base, write_imports
-from curation.responses._report import render_check_markdown, summary_line
+* :func:`import_responses` — a benchmark's bundled matrix (wide or long) as the table;
+  :func:`overlay` / :func:`read_imports` / :func:`write_imports` — logs imported by hand
+  (`curate responses import`) over it.
+* :data:`READERS` — the log formats (:class:`LogReader`: lm-eval, inspect_ai, leaderboard
+  details) by ``--format`` name; :func:`read_logs` (a benchmark's table),
+  :func:`read_cells` and :func:`write_long` (the interchange table) go through it.
+* :class:`ResponseMatrix`, :func:`check_matrix` — the matrix and its checks.
+
+Exports resolve lazily, so `curate` reads the reader table without loading numpy.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "DEFAULT_WARN": "_checks",
+    "CheckReport": "_checks",
+    "check_matrix": "_checks",
+    "import_responses": "_import",
+    "DEFAULT_FORMAT": "_import_logs",
+    "FORMATS": "_import_logs",
+    "READERS": "_import_logs",
+    "ImportedLogs": "_import_logs",
+    "LogOptions": "_import_logs",
+    "LogReader": "_import_logs",
+    "log_reader": "_import_logs",
+    "read_cells": "_import_logs",
+    "read_logs": "_import_logs",
+    "write_long": "_import_logs",
+    "ResponseMatrix": "_matrix",
+    "overlay": "_overlay",
+    "read_imports": "_overlay",
+    "replaces_base": "_overlay",
+    "write_imports": "_overlay",
+    "render_check_markdown": "_report",
+    "summary_line": "_report",
+}
+
+if TYPE_CHECKING:
+    from curation.responses._checks import DEFAULT_WARN, CheckReport, check_matrix
+    from curation.responses._import import import_responses
+    from curation.responses._import_logs import (
+        DEFAULT_FORMAT,
+        FORMATS,
+        READERS,
+        ImportedLogs,
+        LogOptions,
+        LogReader,
+        log_reader,
+        read_cells,
+        read_logs,
+        write_long,
+    )
+    from curation.responses._matrix import ResponseMatrix
+    from curation.responses._overlay import overlay, read_imports, replaces_base, write_imports
+    from curation.responses._report import render_check_markdown, summary_line
 
 __all__ = [
+    "DEFAULT_FORMAT",
     "DEFAULT_WARN",
+    "FORMATS",
+    "READERS",
     "CheckReport",
+    "ImportedLogs",
+    "LogOptions",
+    "LogReader",
     "ResponseMatrix",
     "check_matrix",
     "import_responses",
+    "log_reader",
     "overlay",
+    "read_cells",
     "read_imports",
+    "read_logs",
     "replaces_base",
     "write_imports",
+    "write_long",
     "render_check_markdown",
     "summary_line",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'curation.responses' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"curation.responses.{module}"), name)
+    globals()[name] = value  # resolve once
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
