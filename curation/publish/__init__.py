@@ -8,7 +8,8 @@
 * :func:`publish` — the explicit upload (one commit + tag), refusing invalid, simulated
   or not human-accepted records; idempotent per version. :func:`check_dataset_dir` is
   its local gate, :func:`resolve_dataset_dir` maps ``DATASET`` to a build folder.
-* :class:`SemVer`, :func:`diff_records`, :func:`changelog_section` — versioning.
+* :class:`SemVer`, :func:`diff_records`, :func:`changelog_section` — versioning;
+  :func:`record_release` — a version as released in ``releases/<b>.json``.
 
 Exports resolve lazily, so ``curate publish`` does not import ``datasets`` or matplotlib.
 """
@@ -38,7 +39,9 @@ _EXPORTS = {
     "SemVer": "_version",
     "changelog_section": "_version",
     "diff_records": "_version",
+    "record_release": "_version",
     "PublishResult": "hub",
+    "card_repo_id": "hub",
     "check_dataset_dir": "hub",
     "publish": "hub",
     "resolve_dataset_dir": "hub",
@@ -57,6 +60,7 @@ __all__ = [
     "build_dataset",
     "calibration_id",
     "card_metadata",
+    "card_repo_id",
     "changelog_section",
     "check_dataset_dir",
     "check_publishable",
@@ -65,6 +69,7 @@ __all__ = [
     "hf_features",
     "publish",
     "record_problems",
+    "record_release",
     "render_card",
     "resolve_dataset_dir",
     "upload_files",
@@ -88,9 +93,16 @@ if TYPE_CHECKING:
     from curation.publish._features import hf_features
     from curation.publish._layout import upload_files
     from curation.publish._records import calibration_id, difficulty_sources
-    from curation.publish._version import Diff, SemVer, changelog_section, diff_records
+    from curation.publish._version import (
+        Diff,
+        SemVer,
+        changelog_section,
+        diff_records,
+        record_release,
+    )
     from curation.publish.hub import (
         PublishResult,
+        card_repo_id,
         check_dataset_dir,
         publish,
         resolve_dataset_dir,

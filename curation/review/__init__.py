@@ -15,17 +15,21 @@
   calibration, the judge) into ``data/review/recalibrated/<benchmark>.parquet``
   (``candidate``), which ``seed`` reads by default: the item returns as pending.
 * :func:`queue_stats`, :func:`format_stats` — queue size and reviewer throughput.
-* :func:`register` — the ``curate review`` subcommands.
+* :func:`rebuild` — the queue database again from ``decisions.jsonl`` and the candidates.
+* :func:`load_accounts`, :func:`add_account` — reviewer accounts (hashed tokens).
+
+The ``curate review`` subcommands are :mod:`curation.commands.review`.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from curation.review._cli import register
-from curation.review._config import ReviewConfig, review_config
+from curation.review._config import TOKEN_ENV, ReviewConfig, review_config
 
-# Everything else loads on first use, so `curate` (which imports ``register``) does not
-# pay for polars, FastAPI and uvicorn on every command.
+# Everything else loads on first use, so `curate` (whose review command imports this
+# package) does not pay for polars, FastAPI and uvicorn on every command.
 _LAZY = {
+    "add_account": "_accounts",
+    "load_accounts": "_accounts",
     "ExportReport": "_export",
     "export": "_export",
     "read_decisions": "_export",
@@ -33,6 +37,7 @@ _LAZY = {
     "RecalibrationReport": "_recalibrate",
     "arecalibrate": "_recalibrate",
     "recalibrate": "_recalibrate",
+    "rebuild": "_rebuild",
     "read_candidates": "_seed",
     "seed": "_seed",
     "ReviewServer": "_serve",
@@ -56,7 +61,9 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from curation.review._accounts import add_account, load_accounts
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
+    from curation.review._rebuild import rebuild
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
     from curation.review._serve import ReviewServer, check_bind, is_loopback, serve
@@ -87,6 +94,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "TOKEN_ENV",
     "Decision",
     "DecisionConflict",
     "ExportReport",
@@ -102,17 +110,19 @@ __all__ = [
     "ReviewerStats",
     "SeedReport",
     "Version",
+    "add_account",
     "check_bind",
     "arecalibrate",
     "create_app",
     "export",
     "format_stats",
     "is_loopback",
+    "load_accounts",
     "queue_stats",
     "read_candidates",
     "read_decisions",
+    "rebuild",
     "recalibrate",
-    "register",
     "review_config",
     "seed",
     "serve",

@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval"
 
 
 def _format_action() -> argparse.Action:
-    parser = build_parser(["responses", "import"])
+    parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     rsub = next(
         a for a in sub.choices["responses"]._actions if isinstance(a, argparse._SubParsersAction)
