@@ -11,6 +11,11 @@
 * :func:`parametric_bootstrap` — refit simulated copies of the data (smooth empirical-Bayes
   truth, re-derived scale) for calibrated intervals of any z metric.
 * :func:`score_steps` — each item's b with one more / one fewer correct answer.
+* The building blocks other packages measure with: :class:`Cells` (:func:`encode`,
+  :func:`check_responses`) — a response table as index arrays; :class:`Settings` — priors
+  and solver settings; :func:`fit_map` — one MAP fit; :func:`z_on_fitted_scale`,
+  :func:`bounded_items` — z on the scale a fit fixes; :func:`kernel_threads` — BLAS
+  threads pinned for a fit.
 
 Identification: mean ability 0. Priors (weak, documented in ``Settings``):
 θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
@@ -23,6 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "BootstrapReplicates": "_bootstrap",
+    "Truth": "_bootstrap",
+    "bounded_items": "_bootstrap",
+    "z_on_fitted_scale": "_bootstrap",
+    "Cells": "_data",
+    "check_responses": "_data",
+    "encode": "_data",
+    "fit_map": "_fit",
+    "Settings": "_settings",
+    "kernel_threads": "_threads",
     "Calibration": "_scale",
     "FitResult": "_fit",
     "bic_compare": "_checks",
@@ -38,25 +52,43 @@ _EXPORTS = {
 __all__ = [
     "BootstrapReplicates",
     "Calibration",
+    "Cells",
     "FitResult",
+    "Settings",
+    "Truth",
     "bic_compare",
+    "bounded_items",
     "calibrate_counts",
     "calibrate_items",
+    "check_responses",
+    "encode",
     "fit",
+    "fit_map",
+    "kernel_threads",
     "loo_stability",
     "parametric_bootstrap",
     "score_steps",
     "simulate_responses",
+    "z_on_fitted_scale",
 ]
 
 if TYPE_CHECKING:
-    from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
+    from curation.irt._bootstrap import (
+        BootstrapReplicates,
+        Truth,
+        bounded_items,
+        parametric_bootstrap,
+        z_on_fitted_scale,
+    )
     from curation.irt._calibrate import calibrate_counts, calibrate_items
     from curation.irt._checks import bic_compare, loo_stability
-    from curation.irt._fit import FitResult, fit
+    from curation.irt._data import Cells, check_responses, encode
+    from curation.irt._fit import FitResult, fit, fit_map
     from curation.irt._resolution import score_steps
     from curation.irt._scale import Calibration
+    from curation.irt._settings import Settings
     from curation.irt._simulate import simulate_responses
+    from curation.irt._threads import kernel_threads
 
 
 def __getattr__(name: str) -> Any:

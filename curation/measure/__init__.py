@@ -52,11 +52,14 @@ from curation.measure._targets import (
     Beta,
     Histogram,
     Sample,
+    Target,
+    TargetLike,
     parse_target,
     target_cdf,
     target_key,
     target_label,
 )
+from curation.measure._validate import as_unit_sample
 
 __all__ = [
     "UNIFORM",
@@ -78,9 +81,12 @@ __all__ = [
     "Resolution",
     "Sample",
     "StratumEffect",
+    "Target",
+    "TargetLike",
     "TargetDDM",
     "Thresholds",
     "World",
+    "as_unit_sample",
     "blind_intervals",
     "bootstrap_interval",
     "certify",
