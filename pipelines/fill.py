@@ -152,7 +152,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
                     workdir=fill_dir(benchmark),
                     judge=judge,
                     log=log,
-                    direct_panel=settings.backend == "simulate",
+                    direct_panel=True,  # applies to a simulated panel only
                 )
             # the judge's calls are part of what this fill run cost (it owns its accounting)
             made, hits = getattr(judge, "requests", 0), getattr(judge, "cache_hits", 0)

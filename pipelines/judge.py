@@ -39,7 +39,7 @@ from curation.judge import (
     build_judge,
     judge_settings,
 )
-from curation.llm import Accounting
+from curation.llm import Accounting, backend_kind
 from curation.params import benchmark_spec
 from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
@@ -235,7 +235,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     metrics = _metrics(
         benchmark,
         enabled=settings.enabled,
-        backend=None if judge is None else ("simulated" if settings.simulated else "openai"),
+        backend=None if judge is None else backend_kind(settings.backend).answered_by,
         model=None if judge is None else judge.model,
         df=df,
         rows=rows,

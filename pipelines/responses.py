@@ -38,6 +38,7 @@ from curation.llm import (
     CollectResult,
     CompletionCache,
     acollect,
+    backend_kind,
     build_backend,
     collect_settings,
     llm_settings,
@@ -234,7 +235,8 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
     result = asyncio.run(_run_async())
     samples, responses = result.samples, result.responses
-    source = "simulated" if settings.backend == "simulate" else "collected"
+    kind = backend_kind(settings.backend)
+    source = "simulated" if kind.simulated else "collected"
     graded = samples.filter(pl.col("correct").is_not_null())
     by_model = {
         m: (int(t), int(c))
@@ -249,7 +251,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         _metrics(
             benchmark=benchmark,
             mode=source,
-            backend="simulated" if source == "simulated" else "openai",
+            backend=kind.answered_by,
             n_models=len(models),
             n_items=items.height,
             skipped=skipped,

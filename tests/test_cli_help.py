@@ -15,8 +15,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from curation.cli import build_parser
+from curation.commands._progress import _power_with_progress
 from curation.commands.help import HELP, document, walk
-from curation.commands.progress import _power_with_progress
 from curation.measure import power_curve
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def test_the_tree_is_what_the_help_table_documents():
 def test_every_command_help_has_a_description_and_an_example(path, capsys):
     argv = [*path.split(), "--help"] if path else ["--help"]
     with pytest.raises(SystemExit) as done:
-        build_parser(argv).parse_args(argv)
+        build_parser().parse_args(argv)
     assert done.value.code == 0
     page = capsys.readouterr().out
     description, example = HELP[path]

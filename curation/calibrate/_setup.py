@@ -25,6 +25,7 @@ from curation.llm import (
     CollectSettings,
     LLMSettings,
     PanelModel,
+    backend_kind,
     collect_settings,
     llm_settings,
     panel_models,
@@ -74,7 +75,7 @@ def select_panel(
     """The panel that calibrates new items (see the module docstring)."""
     where = f"{params_file}: fill.panel"
     abilities = calibration.abilities
-    if settings.backend == "simulate":
+    if backend_kind(settings.backend).simulated:
         names = list(settings.panel or calibration.panel)
         unknown = [n for n in names if n not in abilities]
         if unknown:
@@ -130,7 +131,9 @@ def panel_setup(
     cal_file = require_output(calibration_path(benchmark), produced_by=f"annotate@{benchmark}")
     calibration = Calibration.load(cal_file)
     configured = (
-        panel_models(params, params_file=params_file) if settings.backend == "openai" else None
+        None
+        if backend_kind(settings.backend).simulated
+        else panel_models(params, params_file=params_file)
     )
     return PanelSetup(
         benchmark=benchmark,

@@ -34,21 +34,13 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+from curation.hashing import hashed_normal
 from curation.irt import Calibration
 from curation.llm import SimulatedBackend
-
-_UNIT = NormalDist()
-
-
-def _n(*parts: object) -> float:
-    """A standard normal number from the sha256 of ``parts``."""
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-    return _UNIT.inv_cdf((int.from_bytes(digest[:8], "big") + 0.5) / 2**64)
 
 
 @dataclass(frozen=True)
@@ -80,7 +72,7 @@ class SimulatedWorld:
         self.settings = settings
         self.seed = seed
         names = list(models or calibration.abilities)
-        noise = np.array([settings.theta_sd * _n("theta", seed, m) for m in names])
+        noise = np.array([settings.theta_sd * hashed_normal("theta", seed, m) for m in names])
         if noise.size > 1:
             noise -= noise.mean()
         self.theta = {
@@ -95,7 +87,7 @@ class SimulatedWorld:
         )
         """Original items: their fitted b in the true panel's frame (no estimation error)."""
         self.b = {
-            item: float(self.translated[item]) + settings.b_sd * _n("b", seed, item)
+            item: float(self.translated[item]) + settings.b_sd * hashed_normal("b", seed, item)
             for item in items
         }
         blob = json.dumps(
@@ -124,13 +116,13 @@ class SimulatedWorld:
         """The item's true discrimination."""
         if self.settings.a_sd == 0:
             return 1.0
-        return math.exp(self.settings.a_sd * _n("a", self.seed, item))
+        return math.exp(self.settings.a_sd * hashed_normal("a", self.seed, item))
 
     def delta(self, model: str, item: str) -> float:
         """The model × item effect on the logit."""
         if self.settings.interaction_sd == 0:
             return 0.0
-        return self.settings.interaction_sd * _n("delta", self.seed, model, item)
+        return self.settings.interaction_sd * hashed_normal("delta", self.seed, model, item)
 
     def logit(self, model: str, item: str, b: float) -> float:
         """a_i (θ_j − b) + δ_ji for an item of latent location ``b``."""

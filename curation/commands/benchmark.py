@@ -43,12 +43,16 @@ def parse_field_map(text: str | None) -> dict[str, str]:
 
 
 def _lm_eval_long(path: Path, *, name: str, known: list[str], item_field: str | None) -> str:
-    from curation.io.lm_eval import lm_eval_responses
+    from curation.responses import READERS, LogOptions
 
-    table, _ = lm_eval_responses(
-        path, benchmark=name, known_items=known, items_file="--items", item_field=item_field
+    read = READERS["lm-eval"].table(
+        path,
+        LogOptions(item_field=item_field),
+        benchmark=name,
+        known_items=known,
+        items_file="--items",
     )
-    return table.select("model", "item", "n_trials", "n_correct").write_csv()
+    return read.table.select("model", "item", "n_trials", "n_correct").write_csv()
 
 
 def _insert_entry(params_text: str, name: str, entry: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ What real small models (SmolLM2-135M, Gemma-3-270M, Qwen2.5-Coder-0.5B on llama.
 replayed in ``tests/llm/test_real_outputs.py``) add: LaTeX with single backslashes,
 which is invalid JSON (``\(``, ``\sqrt``) or silently wrong JSON (``\frac`` decodes as
 a form feed and ``rac``), and a ``change`` line that runs on until ``max_tokens``. So:
-LaTeX read as escapes is put back (:func:`curation.judge._parse.restore_latex`); when no
+LaTeX read as escapes is put back (:func:`curation.grading.restore_latex`); when no
 decodable object has a question, the maintained ``json_repair`` library is tried on the
 text from the first ``{`` (never on free prose); and an object cut off at the token limit
 is used only if the cut falls in ``change`` (kept, marked), never in the question or
@@ -26,7 +26,7 @@ from typing import Any
 
 import json_repair
 
-from curation.judge._parse import restore_latex
+from curation.grading import restore_latex
 from curation.params import ANSWER_TYPES
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)

@@ -47,6 +47,7 @@ from curation.llm import (
     CompletionCache,
     LLMSettings,
     PanelModel,
+    backend_kind,
 )
 from curation.measure import max_gap, top_k_sum
 
@@ -191,6 +192,7 @@ async def afill(
     if not seed:
         raise ConfigError(f"{benchmark}: no item has a difficulty; run annotate first")
     z_before = np.array([e.z for e in seed], dtype=np.float64)
+    simulated = backend_kind(settings.backend).simulated
     world = (
         SimulatedWorld(
             calibration,
@@ -199,7 +201,7 @@ async def afill(
             seed=settings.seed,
             models=[m.name for m in panel],
         )
-        if settings.backend == "simulate"
+        if simulated
         else None
     )
     z_world = z_axis = None
@@ -222,15 +224,15 @@ async def afill(
     measuring = open_panel(
         setup,
         cache=cache,
-        also_serve=() if settings.backend == "simulate" else (settings.rewriter,),
+        also_serve=(settings.rewriter,),  # a real rewriter shares the panel's pools
         environ=environ,
         world=world,
         direct=direct_panel,
     )
     rewriter: Backend = (
         SimulatedRewriter(seed=settings.seed, simulation=settings.simulation)
-        if settings.backend == "simulate"
-        else measuring.backend
+        if simulated
+        else measuring.backend  # serves the rewriter model too (also_serve)
     )
     try:
         ctx = Context(

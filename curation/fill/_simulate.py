@@ -15,21 +15,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 from curation.calibrate import simulated_header
 from curation.fill._config import RewriteSimulation
+from curation.hashing import hashed_normal, hashed_uniform
 from curation.llm import ChatRequest, Completion
 
 SIMULATED_REWRITER = "simulated"
 """``rewriter_model`` of simulated candidates."""
-_UNIT = NormalDist()
-
-
-def _u(*parts: object) -> float:
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-    return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
 
 
 @dataclass(frozen=True)
@@ -77,10 +71,10 @@ class SimulatedRewriter:
     def child_b(self, key: str, brief: Brief) -> float:
         """The child's latent difficulty, drawn from (seed, request key)."""
         sim = self.simulation
-        z = _UNIT.inv_cdf(_u("eps", self.seed, key))
+        z = hashed_normal("eps", self.seed, key)
         if brief.steered:
             return brief.parent_b + sim.eta * (brief.target_b - brief.parent_b) + sim.sigma * z
-        sign = 1.0 if _u("sign", self.seed, key) < 0.5 else -1.0
+        sign = 1.0 if hashed_uniform("sign", self.seed, key) < 0.5 else -1.0
         return brief.parent_b + sign * abs(sim.free_sigma * z)
 
     async def complete(self, request: ChatRequest) -> Completion:

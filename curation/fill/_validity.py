@@ -24,8 +24,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curation.grading import GradingSettings, normalize_text, parse_number, reference_letter
-from curation.judge._compare import answers_agree
+from curation.grading import (
+    GradingSettings,
+    answers_agree,
+    normalize_text,
+    parse_number,
+    reference_letter,
+)
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -11,6 +11,11 @@
 * :func:`parametric_bootstrap` — refit simulated copies of the data (smooth empirical-Bayes
   truth, re-derived scale) for calibrated intervals of any z metric.
 * :func:`score_steps` — each item's b with one more / one fewer correct answer.
+* The building blocks other packages measure with: :class:`Cells` (:func:`encode`,
+  :func:`check_responses`) — a response table as index arrays; :class:`Settings` — priors
+  and solver settings; :func:`fit_map` — one MAP fit; :func:`z_on_fitted_scale`,
+  :func:`bounded_items` — z on the scale a fit fixes; :func:`kernel_threads` — BLAS
+  threads pinned for a fit.
 
 Identification: mean ability 0. Priors (weak, documented in ``Settings``):
 θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
@@ -23,43 +28,69 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.irt._bootstrap import BootstrapReplicates, parametric_bootstrap
+    from curation.irt._bootstrap import (
+        BootstrapReplicates,
+        Truth,
+        bounded_items,
+        parametric_bootstrap,
+        z_on_fitted_scale,
+    )
     from curation.irt._calibrate import calibrate_counts, calibrate_items
     from curation.irt._checks import bic_compare, loo_stability
-    from curation.irt._fit import FitResult, fit
+    from curation.irt._data import Cells, check_responses, encode
+    from curation.irt._fit import FitResult, fit, fit_map
     from curation.irt._resolution import score_steps
     from curation.irt._scale import Calibration
-    from curation.irt._settings import AnnotateSettings
+    from curation.irt._settings import AnnotateSettings, Settings
     from curation.irt._simulate import simulate_responses
+    from curation.irt._threads import kernel_threads
 
 _EXPORTS = {
     "AnnotateSettings": "_settings",
     "BootstrapReplicates": "_bootstrap",
     "Calibration": "_scale",
+    "Cells": "_data",
     "FitResult": "_fit",
+    "Settings": "_settings",
+    "Truth": "_bootstrap",
     "bic_compare": "_checks",
+    "bounded_items": "_bootstrap",
     "calibrate_counts": "_calibrate",
     "calibrate_items": "_calibrate",
+    "check_responses": "_data",
+    "encode": "_data",
     "fit": "_fit",
+    "fit_map": "_fit",
+    "kernel_threads": "_threads",
     "loo_stability": "_checks",
     "parametric_bootstrap": "_bootstrap",
     "score_steps": "_resolution",
     "simulate_responses": "_simulate",
+    "z_on_fitted_scale": "_bootstrap",
 }
 
 __all__ = [
     "AnnotateSettings",
     "BootstrapReplicates",
     "Calibration",
+    "Cells",
     "FitResult",
+    "Settings",
+    "Truth",
     "bic_compare",
+    "bounded_items",
     "calibrate_counts",
     "calibrate_items",
+    "check_responses",
+    "encode",
     "fit",
+    "fit_map",
+    "kernel_threads",
     "loo_stability",
     "parametric_bootstrap",
     "score_steps",
     "simulate_responses",
+    "z_on_fitted_scale",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -67,8 +67,11 @@ class BootstrapReplicates:
         return int(self.z_true.shape[0])
 
 
-def _to_z(model: str, scale: ScaleMethod, theta: np.ndarray, b: np.ndarray, bound: np.ndarray):
-    """z of ``b`` on the scale fixed from (θ, b) exactly as a calibration would fix it."""
+def z_on_fitted_scale(
+    model: str, scale: ScaleMethod, theta: np.ndarray, b: np.ndarray, bound: np.ndarray
+) -> np.ndarray:
+    """z of ``b`` on the scale fixed from (θ, b) exactly as a calibration would fix it
+    (``bound``: :func:`bounded_items`); ``b`` may hold one row per draw."""
     names = tuple(f"m{j}" for j in range(theta.size))
     cal = Calibration(
         model=model,
@@ -80,7 +83,7 @@ def _to_z(model: str, scale: ScaleMethod, theta: np.ndarray, b: np.ndarray, boun
     return cal.to_z(b)
 
 
-def _bounded(cells: Cells, k: np.ndarray) -> np.ndarray:
+def bounded_items(cells: Cells, k: np.ndarray) -> np.ndarray:
     """Items every model, or none, solved in counts ``k`` (cell order)."""
     kk = np.bincount(cells.ii, weights=k, minlength=cells.n_items)
     nn = np.bincount(cells.ii, weights=cells.n, minlength=cells.n_items)
@@ -168,8 +171,8 @@ def parametric_bootstrap(
         raise ValueError(f"replicates must be >= 2, got {replicates!r}")
     s = settings if settings is not None else Settings()
     mp = start if start is not None else fit_map(cells, model, s)
-    bound = _bounded(cells, cells.k)
-    z_hat = _to_z(model, scale, mp.theta, mp.b, bound)
+    bound = bounded_items(cells, cells.k)
+    z_hat = z_on_fitted_scale(model, scale, mp.theta, mp.b, bound)
     lay = Dense(cells)
     a = mp.a if model == "2pl" else None
     rng = np.random.default_rng(seed)
@@ -191,8 +194,10 @@ def parametric_bootstrap(
     z_true = np.empty((r_count, cells.n_items))
     z_refit = np.empty_like(z_true)
     for r in range(r_count):
-        z_true[r] = _to_z(model, scale, theta_t[r], b_t[r], bound)
-        z_refit[r] = _to_z(model, scale, theta_f[r], b_f[r], _bounded(cells, k_sim[r]))
+        z_true[r] = z_on_fitted_scale(model, scale, theta_t[r], b_t[r], bound)
+        z_refit[r] = z_on_fitted_scale(
+            model, scale, theta_f[r], b_f[r], bounded_items(cells, k_sim[r])
+        )
     range_true = np.stack([theta_t.min(axis=1), theta_t.max(axis=1)], axis=1)
     range_refit = np.stack([theta_f.min(axis=1), theta_f.max(axis=1)], axis=1)
     unconverged = int(np.sum(~converged))

@@ -35,8 +35,7 @@ from typing import Any
 
 from curation.candidates import Verdict
 from curation.errors import ConfigError
-from curation.grading import GradingSettings, method_for
-from curation.judge._compare import answers_agree
+from curation.grading import GradingSettings, answers_agree, method_for
 from curation.judge._config import JudgeSettings, judge_settings
 from curation.judge._parse import parse_reply, response_schema, schema_keys
 from curation.judge._prompts import ANSWER_FORMS, Prompts, load_prompts

@@ -19,6 +19,7 @@ from typing import Any
 
 import json_repair
 
+from curation.grading import restore_latex
 from curation.schemas import load_schema, validate_record
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.S)
@@ -28,33 +29,6 @@ _CLOSES = re.compile(r'["\d\]}el]\s*\}')
 """A value's end then ``}``: the reply closes an object somewhere."""
 _FREE_TEXT = ("reason", "solution")
 """Keys whose value may be cut short without losing a decision."""
-
-
-# LaTeX inside JSON strings: models write `\frac`, `\times`, `\beta`, `\right`, `\neq`
-# with ONE backslash, which JSON decodes as the escapes \f \t \b \r \n ("\x0crac").
-# A form feed or backspace is never meant in a model's answer; a tab, carriage return or
-# newline is read back as a command only before the rest of a common LaTeX command name.
-_LATEX_RE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile("\x0c(?=[a-z])"), "\\f"),
-    (re.compile("\x08(?=[a-z])"), "\\b"),
-    (re.compile(r"\t(?=imes|ext|heta|frac|an\b|au\b|riangle|ilde|o\b|op\b)"), "\\t"),
-    (re.compile(r"\r(?=ight|ho\b|angle|floor|ceil|m\b|vert)"), "\\r"),
-    (re.compile(r"\n(?=eq\b|e\b|ot\b|u\b|abla|eg\b|otin|mid\b|ewline|i\b)"), "\\n"),
-)
-
-
-def restore_latex(value: Any) -> Any:
-    """``value`` (a decoded JSON value) with LaTeX commands that JSON read as escapes put
-    back: form feed + ``rac{1}{2}`` becomes ``\\frac{1}{2}``, tab + ``imes`` ``\\times``."""
-    if isinstance(value, str):
-        for pattern, command in _LATEX_RE:
-            value = pattern.sub(command.replace("\\", "\\\\"), value)
-        return value
-    if isinstance(value, dict):
-        return {k: restore_latex(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [restore_latex(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)

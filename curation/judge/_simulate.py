@@ -20,17 +20,12 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 
-from curation.grading import parse_number, reference_letter
-from curation.judge._compare import answers_agree
+from curation.grading import answers_agree, parse_number, reference_letter
+from curation.hashing import hashed_uniform
 from curation.llm import SIMULATED_PREFIX, ChatRequest, Completion
 
 _ROLE_SOLVE = "solve"
 _ROLE_VERDICT = "verdict"
-
-
-def _u(*parts: object) -> float:
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-    return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
 
 
 @dataclass(frozen=True)
@@ -99,7 +94,7 @@ class SimulatedJudgeBackend:
 
     def errs(self, case: SimCase) -> bool:
         """The seeded draw: does the judge get this case wrong?"""
-        return _u("judge-false-reject", self.seed, case.key) < self.false_reject_rate
+        return hashed_uniform("judge-false-reject", self.seed, case.key) < self.false_reject_rate
 
     def own_answer(self, case: SimCase) -> str | None:
         if case.answer_type == "code" or case.parent_answer is None:

@@ -43,10 +43,9 @@ import openai
 from curation.errors import ConfigError
 from curation.llm._config import LLMSettings
 from curation.llm._errors import LLMCallError
-from curation.llm._processes import ShardSpec
 from curation.llm._scrub import Secrets, redact_url
 from curation.llm._settings import PanelModel
-from curation.llm._types import ChatRequest, Completion
+from curation.llm._types import ChatRequest, Completion, ShardSpec
 
 SAMPLE_HEADER = "X-Benchcurate-Sample"
 """Sent with every request so servers and proxies can tell the k draws apart."""
@@ -197,6 +196,7 @@ class OpenAIBackend:
     def shard_spec(self, cache_path: str) -> ShardSpec:
         """What worker processes need to rebuild this backend (see ``_processes``)."""
         return ShardSpec(
+            factory=OpenAIBackend,
             models=self._models,
             settings=self.settings,
             environ=self._environ,

@@ -37,6 +37,7 @@ from curation.llm._types import (
     Completion,
     Message,
     Sampling,
+    ShardSpec,
 )
 from curation.schemas import conform, empty_frame
 
@@ -291,14 +292,16 @@ async def run_calls(
     return results, RunStats(requests=len(todo), cache_hits=len(hits))
 
 
-async def _in_processes(todo: list[PlannedCall], spec: Any, n: int, bar: Any) -> None:
+async def _in_processes(todo: list[PlannedCall], spec: ShardSpec, n: int, bar: Any) -> None:
     import threading
 
     from curation.llm._processes import run_shards
 
     stop = threading.Event()
     try:
-        await asyncio.to_thread(run_shards, spec, todo, n, on_progress=bar.update, stop=stop)
+        await asyncio.to_thread(
+            run_shards, spec, todo, n, run_calls=run_calls, on_progress=bar.update, stop=stop
+        )
     except BaseException:
         stop.set()  # cancelled: the thread stops the children
         raise

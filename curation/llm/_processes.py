@@ -25,29 +25,32 @@ import multiprocessing as mp
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from curation.llm._cache import CompletionCache
-from curation.llm._config import LLMSettings
-from curation.llm._settings import PanelModel
+from curation.llm._types import Backend, ShardSpec
 
 _PARENT_POLL_S = 0.05
 
 
-@dataclass(frozen=True)
-class ShardSpec:
-    """What a child needs to rebuild the backend: models, settings, environment."""
+class ShardRunner(Protocol):
+    """Answers one shard's calls through ``backend`` and ``cache`` (``run_calls``).
 
-    models: tuple[PanelModel, ...]
-    settings: LLMSettings
-    environ: Mapping[str, str]
-    """Only the variables the models name (base URLs and keys)."""
-    limits: Mapping[str, int]
-    """Panel model name -> its endpoint's concurrency limit (split among children)."""
-    cache_path: str
+    Handed to :func:`run_shards` by its caller, so this module imports no panel code.
+    """
+
+    def __call__(
+        self,
+        calls: Sequence[Any],
+        backend: Backend,
+        cache: CompletionCache,
+        *,
+        progress: bool = ...,
+        on_commit: Callable[[int], None] | None = ...,
+    ) -> Awaitable[object]: ...
 
 
 def share(limit: int, index: int, n: int) -> int:
@@ -63,12 +66,16 @@ def _watch_parent(parent: int) -> None:
             os._exit(1)
 
 
-def _child(spec: ShardSpec, calls: Sequence[Any], index: int, n: int, conn: Connection) -> None:
+def _child(
+    spec: ShardSpec,
+    run_calls: ShardRunner,
+    calls: Sequence[Any],
+    index: int,
+    n: int,
+    conn: Connection,
+) -> None:
     """One shard in its own process; reports ("progress", k) ... then ("done"|"error", x)."""
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    from curation.llm._client import OpenAIBackend
-    from curation.llm._panel import run_calls
-
     models = [
         m.model_copy(update={"concurrency": share(spec.limits[m.name], index, n)})
         for m in spec.models
@@ -76,7 +83,7 @@ def _child(spec: ShardSpec, calls: Sequence[Any], index: int, n: int, conn: Conn
     settings = replace(spec.settings, processes=1)
 
     async def run() -> None:
-        backend = OpenAIBackend(models, settings, environ=spec.environ)
+        backend = spec.factory(models, settings, environ=spec.environ)
         try:
             with CompletionCache(spec.cache_path) as cache:
                 await run_calls(
@@ -122,10 +129,14 @@ def run_shards(
     calls: Sequence[Any],
     n: int,
     *,
+    run_calls: ShardRunner,
     on_progress: Callable[[int], None],
     stop: threading.Event,
 ) -> None:
     """Answer ``calls`` in ``n`` child processes (blocking; run it in a thread).
+
+    Each child rebuilds the backend with ``spec.factory`` and answers its shard with
+    ``run_calls`` (both pickled by reference, so module-level).
 
     Returns when every child is done; raises the first child's error after
     stopping the others; stops them all when ``stop`` is set (the caller was
@@ -142,7 +153,7 @@ def run_shards(
                 continue
             parent_end, child_end = ctx.Pipe(duplex=False)
             proc = ctx.Process(
-                target=_child, args=(spec, shard, k, n, child_end), name=f"collect-{k}"
+                target=_child, args=(spec, run_calls, shard, k, n, child_end), name=f"collect-{k}"
             )
             proc.start()
             child_end.close()

@@ -1,19 +1,26 @@
 """Building a backend from settings, and single cached calls (for BenchFill and the judge).
 
-:func:`backend_for` is the one place ``simulate`` vs ``openai`` is decided; each caller
-brings its own simulation (the collect panel here, the calibration panel in
-:mod:`curation.calibrate`, the judge in :mod:`curation.judge`).
+:data:`BACKEND_KINDS` is the one table of ``backend:`` values (lm-eval's model registry,
+inspect_ai's ``@modelapi``): what each builds and whether its answers are simulated.
+:func:`backend_for` builds from it, and :func:`backend_kind` answers the other questions
+a stage asks about a name (is it simulated, what do its metrics call it), so no caller
+compares backend names. Each caller brings its own simulation (the collect panel here,
+the calibration panel in :mod:`curation.calibrate`, the judge in :mod:`curation.judge`,
+BenchFill's rewriter in :mod:`curation.fill`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Protocol
 
 import polars as pl
 
 from curation.llm._cache import CompletionCache
-from curation.llm._config import BACKENDS, CollectSettings, LLMSettings
-from curation.llm._reply_version import reply_version, stored_key
+from curation.llm._config import CollectSettings, LLMSettings
+from curation.llm._reply_version import SIMULATED, reply_version, stored_key
 from curation.llm._settings import PanelModel
 from curation.llm._simulate import (
     ItemTruth,
@@ -36,6 +43,85 @@ def item_truths(items: pl.DataFrame) -> dict[str, ItemTruth]:
     }
 
 
+class BackendBuilder(Protocol):
+    """Builds the backend of one :class:`BackendKind` (see :func:`backend_for`)."""
+
+    def __call__(
+        self,
+        models: Sequence[PanelModel],
+        llm: LLMSettings,
+        *,
+        simulate: Callable[[], Backend],
+        environ: Mapping[str, str] | None,
+    ) -> Backend: ...
+
+
+@dataclass(frozen=True)
+class BackendKind:
+    """One value of a ``backend:`` setting (``collect``, ``fill``, ``judge``)."""
+
+    name: str
+    """The value in params.yaml."""
+    simulated: bool
+    """Answers are seeded draws, not a model's: their records say ``source = simulated``
+    and never reach a published dataset (ARCHITECTURE invariant 4)."""
+    answered_by: str
+    """``Backend.name`` of what it builds: the ``backend`` a stage's metrics record."""
+    description: str
+    build: BackendBuilder
+
+
+def _openai(
+    models: Sequence[PanelModel],
+    llm: LLMSettings,
+    *,
+    simulate: Callable[[], Backend],
+    environ: Mapping[str, str] | None,
+) -> Backend:
+    from curation.llm._client import OpenAIBackend  # the SDK only when it is used
+
+    return OpenAIBackend(list(models), llm, environ=environ)
+
+
+def _simulated(
+    models: Sequence[PanelModel],
+    llm: LLMSettings,
+    *,
+    simulate: Callable[[], Backend],
+    environ: Mapping[str, str] | None,
+) -> Backend:
+    return simulate()
+
+
+BACKEND_KINDS: Mapping[str, BackendKind] = MappingProxyType(
+    {
+        "simulate": BackendKind(
+            name="simulate",
+            simulated=True,
+            answered_by=SIMULATED,
+            description="offline, seeded: the caller's simulation answers (no network)",
+            build=_simulated,
+        ),
+        "openai": BackendKind(
+            name="openai",
+            simulated=False,
+            answered_by="openai",
+            description="OpenAI-compatible endpoints named in panel.models (base URL, key)",
+            build=_openai,
+        ),
+    }
+)
+"""Every ``backend:`` value, by name (the params model's ``BackendName`` lists the same)."""
+
+
+def backend_kind(name: str) -> BackendKind:
+    """The registry entry of ``name``; ``ValueError`` naming the valid ones otherwise."""
+    try:
+        return BACKEND_KINDS[name]
+    except KeyError:
+        raise ValueError(f"backend {name!r} is not one of {', '.join(BACKEND_KINDS)}") from None
+
+
 def backend_for(
     name: str,
     models: Sequence[PanelModel],
@@ -44,17 +130,11 @@ def backend_for(
     simulate: Callable[[], Backend],
     environ: Mapping[str, str] | None = None,
 ) -> Backend:
-    """The backend a ``backend:`` setting names: ``openai`` — one
+    """The backend a ``backend:`` setting names (:data:`BACKEND_KINDS`): ``openai`` — one
     :class:`~curation.llm.OpenAIBackend` serving ``models``; ``simulate`` — what
     ``simulate()`` builds (the caller's seeded simulation, whose records say
     ``source = simulated``). Call it inside the event loop that will use it."""
-    if name == "openai":
-        from curation.llm._client import OpenAIBackend  # the SDK only when it is used
-
-        return OpenAIBackend(list(models), llm, environ=environ)
-    if name == "simulate":
-        return simulate()
-    raise ValueError(f"backend {name!r} is not one of {', '.join(BACKENDS)}")
+    return backend_kind(name).build(models, llm, simulate=simulate, environ=environ)
 
 
 def build_backend(

@@ -28,27 +28,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from statistics import NormalDist
 
 from curation.errors import InputError
 from curation.grading import parse_number, reference_letter
+from curation.hashing import hashed_normal, hashed_uniform
 from curation.llm._settings import PanelModel
 from curation.llm._types import ChatRequest, Completion
 
 SIMULATED_PREFIX = "[simulated]"
 _ABILITY_SPAN = 2.0
-_UNIT = NormalDist()
-
-
-def _u(*parts: object) -> float:
-    """A uniform number in (0, 1) from the sha256 of ``parts``."""
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-    return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
 
 
 def hashed_difficulty(benchmark: str, item: str, *, scale: float = 1.5) -> float:
     """A deterministic latent difficulty ~ N(0, scale²) for an item without calibration."""
-    return scale * _UNIT.inv_cdf(_u("difficulty", benchmark, item))
+    return scale * hashed_normal("difficulty", benchmark, item)
 
 
 def default_abilities(models: Sequence[PanelModel]) -> dict[str, float]:
@@ -184,7 +177,7 @@ class SimulatedBackend:
 
     def is_correct(self, model: str, item: str, sample: int) -> bool:
         """The seeded draw for one (model, item, sample)."""
-        return _u("draw", self.seed, model, item, sample) < self.p_correct(model, item)
+        return hashed_uniform("draw", self.seed, model, item, sample) < self.p_correct(model, item)
 
     async def complete(self, request: ChatRequest) -> Completion:
         item = request.item

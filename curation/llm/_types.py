@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from curation.llm._config import LLMSettings
+    from curation.llm._settings import PanelModel
 
 CACHE_KEY_VERSION = 1
 """Bump when the key layout changes, so old rows are never served for new requests."""
@@ -181,3 +186,37 @@ class Backend(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+class ShardBackendFactory(Protocol):
+    """Builds, inside a worker process, the backend a :class:`ShardSpec` describes.
+
+    A class or module-level function (it is pickled by reference into the child),
+    e.g. :class:`curation.llm.OpenAIBackend` itself.
+    """
+
+    def __call__(
+        self,
+        models: Sequence[PanelModel],
+        settings: LLMSettings,
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> Backend: ...
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """What a worker process needs to rebuild the backend: models, settings, environment.
+
+    The backend hands this to the worker processes (``backend.shard_spec(cache_path)``);
+    ``factory`` rebuilds it there, so the process machinery knows no backend class.
+    """
+
+    factory: ShardBackendFactory
+    models: tuple[PanelModel, ...]
+    settings: LLMSettings
+    environ: Mapping[str, str]
+    """Only the variables the models name (base URLs and keys)."""
+    limits: Mapping[str, int]
+    """Panel model name -> its endpoint's concurrency limit (split among children)."""
+    cache_path: str

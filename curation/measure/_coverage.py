@@ -23,17 +23,17 @@ import numpy as np
 import polars as pl
 from scipy.special import expit
 
-from curation.irt._bootstrap import (
+from curation.irt import (
     BootstrapReplicates,
+    Cells,
+    Settings,
     Truth,
-    _bounded,
-    _to_z,
+    bounded_items,
+    fit_map,
+    kernel_threads,
     parametric_bootstrap,
+    z_on_fitted_scale,
 )
-from curation.irt._data import Cells
-from curation.irt._fit import fit_map
-from curation.irt._settings import Settings
-from curation.irt._threads import kernel_threads
 from curation.measure._bootstrap import GAP_METRICS, summarize_bootstrap
 from curation.measure._posterior import (
     METRIC_NAMES,
@@ -120,11 +120,11 @@ def intervals_for(
     s = Settings()
     if method == "laplace":
         mp = fit_map(cells, "1pl", s)
-        bound = _bounded(cells, cells.k)
+        bound = bounded_items(cells, cells.k)
         rng = np.random.default_rng(seed)
         b = mp.b + mp.b_se * rng.standard_normal((replicates, mp.b.size))
-        z_draws = _to_z("1pl", "panel", mp.theta, b, bound)
-        z_hat = _to_z("1pl", "panel", mp.theta, mp.b, bound)
+        z_draws = z_on_fitted_scale("1pl", "panel", mp.theta, b, bound)
+        z_hat = z_on_fitted_scale("1pl", "panel", mp.theta, mp.b, bound)
         return summarize_posterior(z_draws, level=level, method="laplace"), z_hat
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from curation.irt import Calibration, parametric_bootstrap
-from curation.irt._data import Cells, encode
-from curation.irt._settings import Settings
+from curation.irt import Calibration, Cells, Settings, encode, parametric_bootstrap
 from curation.measure._bootstrap import summarize_bootstrap
 from curation.measure._posterior import MetricIntervals
 from curation.measure._resolution import Resolution, resolution_of_fit

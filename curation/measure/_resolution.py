@@ -183,7 +183,7 @@ def resolution_of_fit(
     the fit's :class:`curation.irt.Calibration` (its abilities, stored scale and b prior),
     ``b`` (and ``a`` for 2PL) the items' estimates in ``cells.items`` order.
     """
-    from curation.irt._resolution import score_steps
+    from curation.irt import score_steps
 
     theta = np.array([calibration.abilities[m] for m in cells.models], dtype=np.float64)
     b_sd = float(calibration.settings.get("b_sd", 3.0))

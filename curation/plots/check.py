@@ -18,7 +18,7 @@ from curation.plots._style import (
     save_figure,
     wrap_title,
 )
-from curation.responses._checks import CheckReport
+from curation.responses import CheckReport
 
 _WIDTH = 10.0
 LABELLED_MODELS = 120

@@ -18,14 +18,14 @@ from numpy.typing import ArrayLike, NDArray
 from curation.measure import (
     Histogram,
     Sample,
+    TargetLike,
+    as_unit_sample,
     ddm,
     largest_gaps,
     max_gap,
     parse_target,
     top_k_sum,
 )
-from curation.measure._targets import TargetLike
-from curation.measure._validate import as_unit_sample
 from curation.plots._style import (
     DEFAULT_FORMATS,
     HIGHLIGHT,

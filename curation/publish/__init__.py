@@ -8,7 +8,8 @@
 * :func:`publish` — the explicit upload (one commit + tag), refusing invalid, simulated
   or not human-accepted records; idempotent per version. :func:`check_dataset_dir` is
   its local gate, :func:`resolve_dataset_dir` maps ``DATASET`` to a build folder.
-* :class:`SemVer`, :func:`diff_records`, :func:`changelog_section` — versioning.
+* :class:`SemVer`, :func:`diff_records`, :func:`changelog_section` — versioning;
+  :func:`record_release` — a version as released in ``releases/<b>.json``.
 
 Exports resolve lazily, so ``curate publish`` does not import ``datasets`` or matplotlib.
 """
@@ -31,8 +32,20 @@ if TYPE_CHECKING:
     from curation.publish._layout import upload_files
     from curation.publish._records import calibration_id, difficulty_sources
     from curation.publish._settings import BuildSettings, CardSettings
-    from curation.publish._version import Diff, SemVer, changelog_section, diff_records
-    from curation.publish.hub import PublishResult, check_dataset_dir, publish, resolve_dataset_dir
+    from curation.publish._version import (
+        Diff,
+        SemVer,
+        changelog_section,
+        diff_records,
+        record_release,
+    )
+    from curation.publish.hub import (
+        PublishResult,
+        card_repo_id,
+        check_dataset_dir,
+        publish,
+        resolve_dataset_dir,
+    )
 
 _EXPORTS = {
     "BuildSettings": "_settings",
@@ -49,6 +62,7 @@ _EXPORTS = {
     "build_dataset": "_build",
     "calibration_id": "_records",
     "card_metadata": "_card",
+    "card_repo_id": "hub",
     "changelog_section": "_version",
     "check_dataset_dir": "hub",
     "check_publishable": "_checks",
@@ -57,6 +71,7 @@ _EXPORTS = {
     "hf_features": "_features",
     "publish": "hub",
     "record_problems": "_checks",
+    "record_release": "_version",
     "render_card": "_card",
     "resolve_dataset_dir": "hub",
     "upload_files": "_layout",
@@ -77,6 +92,7 @@ __all__ = [
     "build_dataset",
     "calibration_id",
     "card_metadata",
+    "card_repo_id",
     "changelog_section",
     "check_dataset_dir",
     "check_publishable",
@@ -85,6 +101,7 @@ __all__ = [
     "hf_features",
     "publish",
     "record_problems",
+    "record_release",
     "render_card",
     "resolve_dataset_dir",
     "upload_files",

@@ -89,6 +89,16 @@ def resolve_dataset_dir(dataset: str, version: str, *, dist: str | Path = "dist"
     )
 
 
+def card_repo_id(dataset_dir: str | Path) -> str | None:
+    """The repository the built card's ``load_dataset(...)`` example names (None: no card,
+    or no example): a publish to another repository warns that the card misleads."""
+    card = Path(dataset_dir) / "README.md"
+    if not card.is_file():
+        return None
+    found = re.search(r'load_dataset\("([^"]+)"', card.read_text(encoding="utf-8"))
+    return found.group(1) if found else None
+
+
 def _hashes(path: Path) -> tuple[str, str, int]:
     data = path.read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()

@@ -15,7 +15,10 @@
   calibration, the judge) into ``data/review/recalibrated/<benchmark>.parquet``
   (``candidate``), which ``seed`` reads by default: the item returns as pending.
 * :func:`queue_stats`, :func:`format_stats` — queue size and reviewer throughput.
-* :func:`register` — the ``curate review`` subcommands.
+* :func:`rebuild` — the queue database again from ``decisions.jsonl`` and the candidates.
+* :func:`load_accounts`, :func:`add_account` — reviewer accounts (hashed tokens).
+
+The ``curate review`` subcommands are :mod:`curation.commands.review`.
 """
 
 from typing import TYPE_CHECKING
@@ -23,9 +26,10 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.review._cli import register
-    from curation.review._config import ReviewConfig, review_config
+    from curation.review._accounts import add_account, load_accounts
+    from curation.review._config import TOKEN_ENV, ReviewConfig, review_config
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
+    from curation.review._rebuild import rebuild
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
     from curation.review._serve import ReviewServer, check_bind, is_loopback, serve
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "ReviewSettings": "_settings",
+    "TOKEN_ENV": "_config",
     "Decision": "_store",
     "DecisionConflict": "_store",
     "ExportReport": "_export",
@@ -61,17 +66,19 @@ _EXPORTS = {
     "ReviewerStats": "_stats",
     "SeedReport": "_store",
     "Version": "_store",
+    "add_account": "_accounts",
     "check_bind": "_serve",
     "arecalibrate": "_recalibrate",
     "create_app": "_web",
     "export": "_export",
     "format_stats": "_stats",
     "is_loopback": "_serve",
+    "load_accounts": "_accounts",
     "queue_stats": "_stats",
     "read_candidates": "_seed",
     "read_decisions": "_export",
+    "rebuild": "_rebuild",
     "recalibrate": "_recalibrate",
-    "register": "_cli",
     "review_config": "_config",
     "seed": "_seed",
     "serve": "_serve",
@@ -80,6 +87,7 @@ _EXPORTS = {
 
 __all__ = [
     "ReviewSettings",
+    "TOKEN_ENV",
     "Decision",
     "DecisionConflict",
     "ExportReport",
@@ -95,17 +103,19 @@ __all__ = [
     "ReviewerStats",
     "SeedReport",
     "Version",
+    "add_account",
     "check_bind",
     "arecalibrate",
     "create_app",
     "export",
     "format_stats",
     "is_loopback",
+    "load_accounts",
     "queue_stats",
     "read_candidates",
     "read_decisions",
+    "rebuild",
     "recalibrate",
-    "register",
     "review_config",
     "seed",
     "serve",

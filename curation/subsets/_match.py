@@ -15,8 +15,7 @@ import polars as pl
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from curation.measure import Beta, Histogram, Sample, parse_target
-from curation.measure._targets import TargetLike
+from curation.measure import Beta, Histogram, Sample, TargetLike, parse_target
 
 
 def quantile_levels(m: int) -> NDArray[np.float64]:

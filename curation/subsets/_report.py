@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from curation.measure import Gap, ddm, largest_gaps, max_gap, top_k_sum
-from curation.measure._targets import TargetLike
+from curation.measure import Gap, TargetLike, ddm, largest_gaps, max_gap, top_k_sum
 from curation.subsets._match import Subset
 from curation.subsets._ranking import RankAgreement, ReferenceRanking, rank_agreement
 

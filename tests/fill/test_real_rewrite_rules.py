@@ -49,7 +49,7 @@ def test_latex_answers_compare_by_value():
 
 
 def test_latex_read_as_json_escapes_is_put_back():
-    from curation.judge._parse import restore_latex
+    from curation.grading import restore_latex
 
     # one backslash: JSON decodes \f \b \t \r \n
     raw = '{"a": "\\frac{1}{2} \\times \\binom{5}{2} \\right) \\neq 1", "b": "x\\ny\\tz"}'

@@ -1,6 +1,7 @@
 """A synthetic project in which `subsets` and `build` can run: two math benchmarks with
 skewed difficulties, a calibration, responses, and (optionally) reviewed additions.
-Also helpers to run the stages and `python -m curation.publish` against a fake Hub."""
+Also helpers to run the stages and `curate publish` (``python -m curation.cli publish``)
+against a fake Hub."""
 
 from __future__ import annotations
 
@@ -210,9 +211,9 @@ def hub_env(hub_url: str, root: Path, *, token: str | None = "hf_test_secret_012
 
 
 def run_publish(env: dict, root: Path, *args: str) -> subprocess.CompletedProcess:
-    """``python -m curation.publish ARGS`` in ``root`` with ``env`` (real huggingface_hub)."""
+    """``curate publish ARGS`` in ``root`` with ``env`` (a subprocess: real huggingface_hub)."""
     return subprocess.run(
-        [sys.executable, "-m", "curation.publish", *args],
+        [sys.executable, "-m", "curation.cli", "publish", *args],
         cwd=root,
         env=env,
         capture_output=True,

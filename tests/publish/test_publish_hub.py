@@ -1,6 +1,6 @@
 """`curate publish` with the real huggingface_hub client against a fake Hub on 127.0.0.1.
 
-Each publish runs in a subprocess (``python -m curation.publish``) so that huggingface_hub
+Each publish runs in a subprocess (``python -m curation.cli publish``) so that huggingface_hub
 reads HF_ENDPOINT / HF_HUB_OFFLINE / HF_HUB_DISABLE_XET at import, as it does for a user.
 """
 

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
+from curation.cli import main
 from curation.errors import InputError
 from curation.review import ReviewStore, export, queue_stats, read_decisions
-from curation.review._cli import main
 from curation.schemas import validate_frame
 
 

@@ -10,11 +10,11 @@ import pytest
 import yaml
 from review_fixtures import PARAMS, make_project
 
+from curation.cli import main
 from curation.irt import Calibration
 from curation.params import load_params
 from curation.paths import judged_path
 from curation.review import ReviewStore, export, recalibrate, review_config
-from curation.review._cli import main
 from curation.review._edits import latent_b
 from curation.schemas import validate_frame
 

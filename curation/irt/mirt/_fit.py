@@ -30,7 +30,7 @@ from scipy.special import expit, gammaln
 
 from curation.irt._data import check_responses
 from curation.irt._threads import kernel_threads
-from curation.responses._matrix import ResponseMatrix
+from curation.responses import ResponseMatrix
 
 ITEM_KEY_SEP = "/"
 

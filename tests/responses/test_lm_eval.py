@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from curation.errors import InputError
-from curation.io.lm_eval import read_lm_eval, read_lm_eval_samples
+from curation.responses._lm_eval import read_lm_eval, read_lm_eval_samples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval"
 LLAMA = "meta-llama__Llama-3.1-8B-Instruct"
@@ -155,7 +155,7 @@ def test_nothing_found_and_bad_names(tmp_path):
 
 
 def test_response_table_joins_the_benchmark_items():
-    from curation.io.lm_eval import lm_eval_responses
+    from curation.responses._lm_eval import lm_eval_responses
     from curation.schemas import field_names
 
     path = FIXTURES / LLAMA / "samples_arc_easy_2024-11-20T11-30-41.902311.jsonl"

@@ -1,4 +1,5 @@
-"""`curate progress-test` and `curate power`: is a new checkpoint better, and could it show?
+"""What `curate progress-test` and `curate power` compute: is a new checkpoint better, and
+could it show? (Their arguments are in ``progress_test.py`` and ``power.py``.)
 
 Both read a benchmark's difficulties from the `annotate` stage. The progress test takes
 two checkpoints' responses (two models of a response table, or two files); the power

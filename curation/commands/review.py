@@ -1,4 +1,10 @@
-"""`curate review seed | serve | export | recalibrate | stats`: thin wrappers over the library."""
+"""`curate review seed | serve | export | recalibrate | rebuild | add-reviewer | undo | stats`.
+
+Thin wrappers over :mod:`curation.review`: each reads ``--params`` (else params.yaml if
+present) and the review section, then calls one library function and prints its report.
+The library (polars, FastAPI, uvicorn) is imported inside each command, so registering
+these actions costs nothing for the other commands.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.params import load_params
-from curation.review._config import TOKEN_ENV, ReviewConfig, review_config
-
-# The library (polars, FastAPI, uvicorn) is imported inside each command, so wiring
-# these subcommands into `curate` costs nothing for the other commands.
+from curation.review import TOKEN_ENV, ReviewConfig, review_config
 
 
 def _context(args: argparse.Namespace) -> tuple[dict[str, Any], ReviewConfig]:
@@ -56,8 +59,7 @@ def _candidate_files(patterns: tuple[Path, ...], params: dict) -> list[Path]:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    from curation.review._seed import seed
-    from curation.review._store import ReviewStore
+    from curation.review import ReviewStore, seed
 
     params, config = _context(args)
     files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
@@ -67,16 +69,13 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from curation.review._serve import check_bind, serve
-    from curation.review._store import ReviewStore
+    from curation.review import ReviewStore, check_bind, load_accounts, serve
 
     _params, config = _context(args)
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     host = args.host or config.host
     port = config.port if args.port is None else args.port
     store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
-    from curation.review._accounts import load_accounts
-
     accounts = load_accounts(config.users)
     check_bind(host, token, accounts=bool(accounts))
     serve(
@@ -92,8 +91,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from curation.review._export import export
-    from curation.review._store import ReviewStore
+    from curation.review import ReviewStore, export
 
     params, config = _context(args)
     if not config.db.is_file() and not config.decisions.is_file():
@@ -108,7 +106,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_recalibrate(args: argparse.Namespace) -> int:
     import sys
 
-    from curation.review._recalibrate import recalibrate
+    from curation.review import recalibrate
 
     params, config = _context(args)
     where = args.params if args.params is not None else "params.yaml"
@@ -129,8 +127,7 @@ def cmd_recalibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from curation.review._stats import format_stats, queue_stats
-    from curation.review._store import ReviewStore
+    from curation.review import ReviewStore, format_stats, queue_stats
 
     _params, config = _context(args)
     stats = queue_stats(ReviewStore.open(config.db, required_reviews=config.required_reviews))
@@ -142,7 +139,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    from curation.review._rebuild import rebuild
+    from curation.review import rebuild
 
     params, config = _context(args)
     files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
@@ -152,7 +149,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 def cmd_add_reviewer(args: argparse.Namespace) -> int:
     from curation.errors import ConfigError
-    from curation.review._accounts import add_account
+    from curation.review import add_account
 
     _params, config = _context(args)
     users = Path(args.users) if args.users else config.users
@@ -168,7 +165,7 @@ def cmd_add_reviewer(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from curation.review._store import ReviewStore
+    from curation.review import ReviewStore
 
     _params, config = _context(args)
     store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
@@ -181,9 +178,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", default=None, help="queue database (default: review.db in params)")
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``review`` and its actions to a ``curate`` subparsers object."""
-    p = subparsers.add_parser(
+def register(sub: Any) -> None:
+    """Add ``review`` and its actions to ``curate``'s subcommands."""
+    p = sub.add_parser(
         "review",
         help="human review queue: seed, serve (web page), export, recalibrate, stats",
     )
@@ -271,22 +268,3 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print JSON")
     _common(q)
     q.set_defaults(func=cmd_stats)
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``review`` actions on their own (``python -m curation.review``)."""
-    import sys
-
-    from curation.errors import CurationError
-
-    parser = argparse.ArgumentParser(prog="curate")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except CurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130

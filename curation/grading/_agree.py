@@ -1,10 +1,15 @@
-"""Comparing the judge's own answer with a reference, with the panel's grader."""
+"""Do two bare answers agree, by the panel's grader?
+
+The judge compares its own solution with a candidate's reference, and BenchFill checks
+whether a rewrite's answer differs from its parent's: both ask the
+grader the panel's answers go through, so "agree" means what "correct" means.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from curation.grading import GradingSettings, grade, method_for
+from curation.grading._grade import GradingSettings, grade, method_for
 
 
 def _as_output(answer: str, method: str) -> str:

@@ -1,0 +1,169 @@
+"""`curate responses import`: evaluation logs into a benchmark's response matrix.
+
+The logs' models land in ``data/raw/<b>/imports/`` (an input of the responses stage), or
+with ``--out`` in one interchange table. The formats, their flags and the ``--format``
+help come from :data:`curation.responses.READERS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from curation.commands._common import add_common
+from curation.params import load_params
+from curation.responses import DEFAULT_FORMAT, READERS, LogOptions
+
+
+def _task_matches(task: str, names: list[str]) -> bool:
+    """An lm-eval task name is the benchmark's when it equals one of ``names`` or extends
+    it with a variant suffix (``gsm8k`` matches ``gsm8k_cot``), ignoring case and -/_."""
+
+    def norm(text: str) -> str:
+        return text.lower().replace("-", "_")
+
+    t = norm(task)
+    return any(t == norm(n) or t.startswith(norm(n) + "_") for n in names)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """``curate responses import``: into a benchmark's imports, or (``--out``) one file."""
+    from curation.errors import InputError
+    from curation.io.tables import read_table
+    from curation.params import benchmark_spec
+    from curation.paths import imports_dir, items_path, responses_path
+    from curation.responses import read_logs, write_imports
+
+    if args.out is not None:
+        return _import_to_long(args)
+    if not args.path or not args.benchmark or len(args.benchmark) != 1:
+        raise InputError(
+            "curate responses import needs --path and exactly one --benchmark (or --out FILE)"
+        )
+    name = args.benchmark[0]
+    spec = benchmark_spec(load_params(args.params), name, params_file=args.params)
+    items_file = items_path(name)
+    items = read_table(items_file, produced_by=f"ingest@{name}")
+    read = read_logs(
+        args.format,
+        args.path,
+        benchmark=name,
+        known_items=items["item"].to_list(),
+        items_file=str(items_file),
+        options=_log_options(args),
+    )
+    tasks = [str(t) for t in spec.extra.get("lm_eval_tasks") or [name]]
+    if read.task is not None and not args.accept_task and not _task_matches(read.task, tasks):
+        raise InputError(
+            f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
+            f"{', '.join(map(repr, tasks))}; nothing imported (a renamed task: list it in "
+            f"{args.params}: benchmarks.{name}.lm_eval_tasks, or pass --accept-task)",
+            file=str(args.path),
+            field="task",
+        )
+    print(read.summary)
+    table = read.table
+    current_file = responses_path(name)
+    current = read_table(current_file, produced_by="") if current_file.is_file() else None
+    for line in write_imports(table, name, current=current, replace_all=args.replace):
+        print(f"{name}: {line}")
+    print(
+        f"{name}: {table.height} responses from {args.format} logs -> {imports_dir(name)}/ "
+        f"(an input of the responses stage); run `dvc repro` to rebuild from it"
+    )
+    return 0
+
+
+def _import_to_long(args: argparse.Namespace) -> int:
+    """``--out FILE``: the logs as one interchange table, for a benchmark's `responses:`."""
+    from curation.errors import InputError
+    from curation.responses import read_cells, write_long
+
+    if not args.path:
+        raise InputError("curate responses import --out needs --path")
+    if args.benchmark or args.replace:
+        raise InputError("--out writes a file of its own: drop --benchmark/--replace")
+    cells, summary = read_cells(args.format, args.path, _log_options(args))
+    write_long(cells, args.out)
+    print(summary)
+    print(
+        f"{cells.height} cells ({cells['model'].n_unique()} models x "
+        f"{cells['item'].n_unique()} items) -> {args.out}: point a benchmark's "
+        f"`responses: {{path: {args.out}, layout: long}}` at it (matrix-only: "
+        f"`items: {{texts: false, path: {args.out}}}`)"
+    )
+    return 0
+
+
+def _log_options(args: argparse.Namespace) -> LogOptions:
+    """The command's per-format flags as the readers take them."""
+    return LogOptions(
+        model=args.model,
+        metric=args.metric,
+        filter_name=args.filter,
+        item_field=args.item_field,
+        threshold=args.threshold,
+        scorer=args.scorer,
+    )
+
+
+def register(sub: Any) -> None:
+    """Add ``responses`` and its ``import`` action to ``curate``'s subcommands."""
+    p = sub.add_parser("responses", help="response tables (subcommand: import)")
+    rsub = p.add_subparsers(dest="responses_command", metavar="ACTION", required=True)
+    q = rsub.add_parser(
+        "import",
+        help="import evaluation logs into data/raw/<b>/imports/ (an input of `dvc repro`)",
+    )
+    add_common(q)
+    q.add_argument(
+        "--format",
+        choices=tuple(READERS),
+        default=DEFAULT_FORMAT,
+        help="; ".join(f"{r.name}: {r.description}" for r in READERS.values()),
+    )
+    q.add_argument("--path", help="a log file, a folder (searched recursively) or a glob")
+    q.add_argument(
+        "--model",
+        help="model name for every file (default: lm-eval's results_*.json beside the "
+        "samples, else the folder; inspect's log header; leaderboard: the model column, "
+        "else the details folder)",
+    )
+    q.add_argument(
+        "--metric",
+        help="lm-eval/leaderboard: per-sample metric (default: acc / exact_match ...)",
+    )
+    q.add_argument("--filter", help="lm-eval: filter name when the log has several")
+    q.add_argument("--scorer", help="inspect: scorer whose value is the verdict (if several)")
+    q.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="count a value that is not 0/1 (f1, bleu, inspect's P...) as correct when >= this",
+    )
+    q.add_argument(
+        "--item-field",
+        help="lm-eval: field of `doc` with the item id (default doc_id); leaderboard: "
+        "column with the item id (default doc_id; doc.id for a field of doc)",
+    )
+    q.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the cells as one long table (model, item, n_trials, n_correct; .parquet, "
+        ".csv or .jsonl) instead of importing into a benchmark: the responses file of a new "
+        "benchmark, e.g. a leaderboard's thousands of models",
+    )
+    q.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the whole matrix (default: add the log's models, replacing only "
+        "their own cells)",
+    )
+    q.add_argument(
+        "--accept-task",
+        action="store_true",
+        help="import although the log's task name is not the benchmark's (a renamed task)",
+    )
+    q.set_defaults(func=run_import)
