@@ -58,7 +58,8 @@ def _abs_linear_integral(
     crossing = np.divide(
         u0 * u0 + u1 * u1, 2.0 * total, out=np.zeros_like(total), where=~same & (total > 0)
     )
-    return length * np.where(same, 0.5 * total, crossing)
+    integral: NDArray[np.float64] = length * np.where(same, 0.5 * total, crossing)
+    return integral
 
 
 def _ddm_uniform_sorted(zs: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -71,7 +72,9 @@ def _ddm_uniform_sorted(zs: NDArray[np.float64]) -> NDArray[np.float64]:
     x = np.concatenate([np.zeros((rows, 1)), zs, np.ones((rows, 1))], axis=1)
     c = np.arange(n + 1, dtype=np.float64) / n
     left, right = x[:, :-1], x[:, 1:]
-    return _abs_linear_integral(left - c, right - c, right - left).sum(axis=1)
+    pieces = _abs_linear_integral(left - c, right - c, right - left)
+    per_row: NDArray[np.float64] = pieces.sum(axis=1)
+    return per_row
 
 
 def _ecdf_at(zs: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -98,7 +101,9 @@ def _ddm_sample(zs: NDArray[np.float64], ys: NDArray[np.float64]) -> float:
 
 def _beta_cdf_integral(x: NDArray[np.float64], a: float, b: float) -> NDArray[np.float64]:
     """∫₀ˣ I_t(a, b) dt = x·I_x(a, b) − a/(a+b)·I_x(a+1, b)."""
-    return x * special.betainc(a, b, x) - (a / (a + b)) * special.betainc(a + 1.0, b, x)
+    cdf: NDArray[np.float64] = special.betainc(a, b, x)
+    cdf_shifted: NDArray[np.float64] = special.betainc(a + 1.0, b, x)
+    return x * cdf - (a / (a + b)) * cdf_shifted
 
 
 def _ddm_beta_sorted(zs: NDArray[np.float64], tgt: Beta) -> NDArray[np.float64]:
@@ -118,4 +123,5 @@ def _ddm_beta_sorted(zs: NDArray[np.float64], tgt: Beta) -> NDArray[np.float64]:
     a_cross = _beta_cdf_integral(cross, tgt.a, tgt.b)
     first = np.abs(a_cross - a_left - c * (cross - left))
     second = np.abs(a_right - a_cross - c * (right - cross))
-    return (first + second).sum(axis=1)
+    per_row: NDArray[np.float64] = (first + second).sum(axis=1)
+    return per_row

@@ -98,7 +98,8 @@ def _per_draw(
     widths = gap_widths_sorted(zs)
     k = min({"max_gap": 1, "top_3_sum": 3, "top_5_sum": 5}[metric], widths.shape[1])
     # Only the k widest are needed: a partition, not a full sort.
-    return -np.partition(-widths, k - 1, axis=1)[:, :k].sum(axis=1)
+    top_k: NDArray[np.float64] = -np.partition(-widths, k - 1, axis=1)[:, :k].sum(axis=1)
+    return top_k
 
 
 def _interval(values: NDArray[np.float64], level: float) -> Interval:

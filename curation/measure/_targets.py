@@ -36,7 +36,10 @@ class Beta:
 
     def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
         """Regularised incomplete beta I_x(a, b), with x clipped to [0, 1]."""
-        return special.betainc(self.a, self.b, np.clip(np.asarray(x, dtype=np.float64), 0, 1))
+        cdf: NDArray[np.float64] = special.betainc(
+            self.a, self.b, np.clip(np.asarray(x, dtype=np.float64), 0, 1)
+        )
+        return cdf
 
     @property
     def label(self) -> str:
@@ -86,7 +89,8 @@ class Histogram:
     def probabilities(self) -> NDArray[np.float64]:
         """Bin masses normalised to sum to 1."""
         w = np.asarray(self.weights)
-        return w / w.sum()
+        p: NDArray[np.float64] = w / w.sum()
+        return p
 
     @property
     def knots(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
