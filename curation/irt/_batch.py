@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from curation.irt._map import _ARMIJO, _FULL_STEP, logistic, softplus, sum_zero_basis
 from curation.irt._numeric import logit
@@ -35,11 +36,12 @@ class BatchFit:
 
 def _objective(
     k: np.ndarray, n: np.ndarray, eta: np.ndarray, th: np.ndarray, b: np.ndarray, s: Settings
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Negative log posterior per replicate (up to the constant binomial term)."""
     ll = (k * eta).sum(axis=(1, 2)) - (n * softplus(eta)).sum(axis=(1, 2))
     prior = 0.5 * (th * th).sum(axis=1) / s.theta_sd**2 + 0.5 * (b * b).sum(axis=1) / s.b_sd**2
-    return -ll + prior
+    f: NDArray[np.float64] = -ll + prior
+    return f
 
 
 def _start(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

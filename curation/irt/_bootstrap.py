@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import expit
 
 from curation.irt._batch import fit_map_1pl_batch
@@ -90,17 +91,18 @@ def bounded_items(cells: Cells, k: np.ndarray) -> np.ndarray:
     return (kk >= nn) | (kk <= 0)
 
 
-def _cell_logits(cells: Cells, theta: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _cell_logits(cells: Cells, theta: np.ndarray, b: np.ndarray) -> NDArray[np.float64]:
     """θ_m − b_i of every observed cell, per row of ``theta`` / ``b`` (rows × cells).
 
     Cells are sorted by (model, item), so they are the row-major dense matrix with the
     missing cells left out: broadcasting the dense difference and picking the observed
     positions is one gather instead of two (~10× faster at 200 × 55,000).
     """
-    dense = (theta[:, :, None] - b[:, None, :]).reshape(theta.shape[0], -1)
+    dense: NDArray[np.float64] = (theta[:, :, None] - b[:, None, :]).reshape(theta.shape[0], -1)
     if cells.k.size == cells.n_models * cells.n_items:  # no missing cell
         return dense
-    return dense[:, cells.mi.astype(np.int64) * cells.n_items + cells.ii]
+    observed: NDArray[np.int64] = cells.mi.astype(np.int64) * cells.n_items + cells.ii
+    return dense[:, observed]
 
 
 def _refit(

@@ -10,9 +10,11 @@ bank's abilities rest on thousands of responses, one new item on a few hundred).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 
 from curation.irt._data import Cells, cells_of, encode
 from curation.irt._fit import bound_labels, interval_z
@@ -43,16 +45,17 @@ def _solve_items(
     Returns b, its standard error, a (None for 1PL) and whether all items converged.
     """
 
-    def cs(x: np.ndarray) -> np.ndarray:
-        return np.bincount(ii, weights=x, minlength=n_items)
+    def cs(x: np.ndarray) -> NDArray[np.float64]:
+        # a weighted bincount is float64; numpy's stubs type every bincount as integer
+        return cast("NDArray[np.float64]", np.bincount(ii, weights=x, minlength=n_items))
 
     item_n = cs(n)
     b = cs(n * th) / item_n - logit((cs(k) + 0.5) / (item_n + 1.0))
     al = np.zeros(n_items)
 
-    def objective(b: np.ndarray, al: np.ndarray) -> np.ndarray:
+    def objective(b: np.ndarray, al: np.ndarray) -> NDArray[np.float64]:
         eta = np.exp(al)[ii] * (th - b[ii])
-        f = -cs(k * eta - n * softplus(eta)) + 0.5 * vb * b * b
+        f: NDArray[np.float64] = -cs(k * eta - n * softplus(eta)) + 0.5 * vb * b * b
         return f + 0.5 * va * al * al if two_pl else f
 
     def derivatives(b: np.ndarray, al: np.ndarray, observed: bool) -> tuple[np.ndarray, ...]:

@@ -11,10 +11,11 @@ and a sparse cell list for large, thin matrices.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 
 from curation.irt._numeric import log_factorials
 
@@ -265,40 +266,46 @@ class Dense:
         self.N = np.bincount(lin, weights=cells.n, minlength=size).reshape(self.shape)
 
     @staticmethod
-    def rows(v: np.ndarray) -> np.ndarray:
+    def rows(v: np.ndarray) -> NDArray[np.float64]:
         return v[:, None]
 
     @staticmethod
-    def cols(v: np.ndarray) -> np.ndarray:
+    def cols(v: np.ndarray) -> NDArray[np.float64]:
         return v[None, :]
 
     @staticmethod
-    def row_sum(x: np.ndarray) -> np.ndarray:
-        return x.sum(axis=1)
+    def row_sum(x: np.ndarray) -> NDArray[np.float64]:
+        total: NDArray[np.float64] = x.sum(axis=1)
+        return total
 
     @staticmethod
-    def col_sum(x: np.ndarray) -> np.ndarray:
-        return x.sum(axis=0)
+    def col_sum(x: np.ndarray) -> NDArray[np.float64]:
+        total: NDArray[np.float64] = x.sum(axis=0)
+        return total
 
     @staticmethod
-    def cross(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def cross(x: np.ndarray, y: np.ndarray) -> NDArray[np.float64]:
         """``sum_i x[:, i] y[:, i]^T`` (model × model)."""
-        return x @ y.T
+        product: NDArray[np.float64] = x @ y.T
+        return product
 
     @staticmethod
-    def left(q: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def left(q: np.ndarray, x: np.ndarray) -> NDArray[np.float64]:
         """``q @ x`` for a small dense ``q`` (r × models): r × items."""
-        return q @ x
+        product: NDArray[np.float64] = q @ x
+        return product
 
     @staticmethod
-    def mv(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def mv(x: np.ndarray, v: np.ndarray) -> NDArray[np.float64]:
         """``x @ v`` for an item vector ``v``: one number per model."""
-        return x @ v
+        product: NDArray[np.float64] = x @ v
+        return product
 
     @staticmethod
-    def rmv(x: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def rmv(x: np.ndarray, u: np.ndarray) -> NDArray[np.float64]:
         """``x.T @ u`` for a model vector ``u``: one number per item."""
-        return u @ x
+        product: NDArray[np.float64] = u @ x
+        return product
 
 
 class Sparse:
@@ -319,28 +326,35 @@ class Sparse:
 
         return sp.csr_array((x, self.ii, self._indptr), shape=self.shape)
 
-    def rows(self, v: np.ndarray) -> np.ndarray:
-        return v[self.mi]
+    def rows(self, v: np.ndarray) -> NDArray[np.float64]:
+        per_cell: NDArray[np.float64] = v[self.mi]
+        return per_cell
 
-    def cols(self, v: np.ndarray) -> np.ndarray:
-        return v[self.ii]
+    def cols(self, v: np.ndarray) -> NDArray[np.float64]:
+        per_cell: NDArray[np.float64] = v[self.ii]
+        return per_cell
 
-    def row_sum(self, x: np.ndarray) -> np.ndarray:
-        return np.bincount(self.mi, weights=x, minlength=self.shape[0])
+    # A weighted bincount is float64; numpy's stubs type every bincount as integer.
+    def row_sum(self, x: np.ndarray) -> NDArray[np.float64]:
+        total = np.bincount(self.mi, weights=x, minlength=self.shape[0])
+        return cast("NDArray[np.float64]", total)
 
-    def col_sum(self, x: np.ndarray) -> np.ndarray:
-        return np.bincount(self.ii, weights=x, minlength=self.shape[1])
+    def col_sum(self, x: np.ndarray) -> NDArray[np.float64]:
+        total = np.bincount(self.ii, weights=x, minlength=self.shape[1])
+        return cast("NDArray[np.float64]", total)
 
-    def cross(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return (self._csr(x) @ self._csr(y).T).toarray()
+    def cross(self, x: np.ndarray, y: np.ndarray) -> NDArray[np.float64]:
+        product: NDArray[np.float64] = (self._csr(x) @ self._csr(y).T).toarray()
+        return product
 
-    def left(self, q: np.ndarray, x: np.ndarray) -> np.ndarray:
-        return (self._csr(x).T @ q.T).T
+    def left(self, q: np.ndarray, x: np.ndarray) -> NDArray[np.float64]:
+        product: NDArray[np.float64] = (self._csr(x).T @ q.T).T
+        return product
 
-    def mv(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def mv(self, x: np.ndarray, v: np.ndarray) -> NDArray[np.float64]:
         return self.row_sum(x * v[self.ii])
 
-    def rmv(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def rmv(self, x: np.ndarray, u: np.ndarray) -> NDArray[np.float64]:
         return self.col_sum(x * u[self.mi])
 
 

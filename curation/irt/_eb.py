@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.interpolate import BSpline
 from scipy.optimize import minimize
 from scipy.special import log_expit
@@ -35,24 +36,25 @@ RIDGE = 1e-3
 _CHUNK = 16  # truths per batch of item posteriors (bounds memory: chunk × items × grid)
 
 
-def logsumexp(x: np.ndarray, axis: int | None = None) -> np.ndarray:
+def logsumexp(x: np.ndarray, axis: int | None = None) -> NDArray[np.float64]:
     """log Σ exp(x) with the max shifted out (scipy's is several times slower on small rows)."""
     top = np.max(x, axis=axis, keepdims=True)
-    out = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    out: NDArray[np.float64] = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
     return out.squeeze() if axis is None else np.squeeze(out, axis=axis)
 
 
-def _basis(grid: np.ndarray, df: int) -> np.ndarray:
+def _basis(grid: np.ndarray, df: int) -> NDArray[np.float64]:
     """Cubic B-spline design matrix (grid × df) with equally spaced knots over the grid."""
     lo, hi = float(grid[0]), float(grid[-1])
     deg = 3
     inner = np.linspace(lo, hi, df - deg + 1)
     knots = np.r_[[lo] * deg, inner, [hi] * deg]
     x = np.clip(grid, lo, np.nextafter(hi, lo))
-    return BSpline.design_matrix(x, knots, deg).toarray()
+    design: NDArray[np.float64] = BSpline.design_matrix(x, knots, deg).toarray()
+    return design
 
 
-def fit_log_prior(loglik: np.ndarray, grid: np.ndarray, *, df: int) -> np.ndarray:
+def fit_log_prior(loglik: np.ndarray, grid: np.ndarray, *, df: int) -> NDArray[np.float64]:
     """Log prior weights on ``grid`` maximising Σ_i log Σ_g exp(loglik[i, g]) · g(g).
 
     ``loglik`` (units × grid) is each unit's log-likelihood at every grid value. The prior
@@ -77,20 +79,22 @@ def fit_log_prior(loglik: np.ndarray, grid: np.ndarray, *, df: int) -> np.ndarra
         return value, grad
 
     res = minimize(objective, np.zeros(basis.shape[1]), jac=True, method="L-BFGS-B")
-    lg = basis @ res.x
+    lg: NDArray[np.float64] = basis @ res.x
     return lg - logsumexp(lg)
 
 
-def posterior(loglik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+def posterior(loglik: np.ndarray, log_prior: np.ndarray) -> NDArray[np.float64]:
     """Row-normalised posterior weights on the grid (units × grid)."""
-    joint = loglik + log_prior[None, :]
+    joint: NDArray[np.float64] = loglik + log_prior[None, :]
     joint -= joint.max(axis=1, keepdims=True)
     np.exp(joint, out=joint)
     joint /= joint.sum(axis=1, keepdims=True)
     return joint
 
 
-def draw_grid(grid: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def draw_grid(
+    grid: np.ndarray, weights: np.ndarray, rng: np.random.Generator
+) -> NDArray[np.float64]:
     """One draw per unit from its grid posterior, jittered uniformly within the grid cell.
 
     The jitter makes the draws continuous: two items with the same posterior never get
@@ -100,12 +104,13 @@ def draw_grid(grid: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -
     u = rng.random(weights.shape[0]) * cum[:, -1]
     idx = np.minimum((cum < u[:, None]).sum(axis=1), grid.size - 1)
     step = grid[1] - grid[0]
-    return grid[idx] + (rng.random(idx.size) - 0.5) * step
+    draws: NDArray[np.float64] = grid[idx] + (rng.random(idx.size) - 0.5) * step
+    return draws
 
 
 def item_loglik(
     k: np.ndarray, n: np.ndarray, theta: np.ndarray, a: np.ndarray | None, grid: np.ndarray
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Binomial log-likelihood of each item's counts at every grid value of b (items × grid).
 
     ``k``, ``n`` are dense model × item counts (``n == 0`` for a missing cell); ``a`` the
@@ -113,7 +118,8 @@ def item_loglik(
     """
     if a is None:
         eta = theta[:, None] - grid[None, :]
-        return k.T @ log_expit(eta) + (n - k).T @ log_expit(-eta)
+        loglik: NDArray[np.float64] = k.T @ log_expit(eta) + (n - k).T @ log_expit(-eta)
+        return loglik
     out = np.empty((k.shape[1], grid.size))
     for start in range(0, grid.size, 32):  # chunk the grid: models × items × chunk at once
         g = grid[start : start + 32]
@@ -184,9 +190,12 @@ class SmoothTruth:
             b[rows] = draw_grid(self.b_grid, post, rng).reshape(chunk, i)
         return theta, b
 
-    def _loglik(self, theta: np.ndarray) -> np.ndarray:
+    def _loglik(self, theta: np.ndarray) -> NDArray[np.float64]:
         """Item log-likelihoods on the b grid for each row of abilities (rows × items × grid)."""
         if self.a is not None:
             return np.stack([item_loglik(self.k, self.n, t, self.a, self.b_grid) for t in theta])
         eta = theta[:, :, None] - self.b_grid[None, None, :]
-        return np.matmul(self.k.T, log_expit(eta)) + np.matmul((self.n - self.k).T, log_expit(-eta))
+        solved = np.matmul(self.k.T, log_expit(eta))
+        failed = np.matmul((self.n - self.k).T, log_expit(-eta))
+        loglik: NDArray[np.float64] = solved + failed
+        return loglik

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from curation.irt._data import Cells, Dense, Sparse, log_binom_const, make_layout
 from curation.irt._numeric import cholesky_solve, logit
@@ -57,9 +58,9 @@ def sum_zero_basis(m: int) -> np.ndarray:
     return q
 
 
-def softplus(x: np.ndarray) -> np.ndarray:
+def softplus(x: np.ndarray) -> NDArray[np.float64]:
     """log(1 + e^x), stable for any x (faster than np.logaddexp, which has a slow path)."""
-    out = np.log1p(np.exp(-np.abs(x)))
+    out: NDArray[np.float64] = np.log1p(np.exp(-np.abs(x)))
     out += np.maximum(x, 0.0)
     return out
 
@@ -191,7 +192,7 @@ class _TwoPL:
         self.vb = settings.b_sd**-2
         self.va = settings.log_a_sd**-2
 
-    def eta(self, th: np.ndarray, b: np.ndarray, al: np.ndarray) -> np.ndarray:
+    def eta(self, th: np.ndarray, b: np.ndarray, al: np.ndarray) -> NDArray[np.float64]:
         lay = self.lay
         return lay.cols(np.exp(al)) * (lay.rows(th) - lay.cols(b))
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 
-def expit(x: np.ndarray) -> np.ndarray:
+def expit(x: np.ndarray) -> NDArray[np.float64]:
     """1 / (1 + e^-x), accurate in both tails (the form scipy uses): never exactly 0 or 1
     where the true value is representable."""
     x = np.asarray(x, dtype=np.float64)
@@ -23,10 +24,11 @@ def expit(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def logit(p: np.ndarray) -> np.ndarray:
+def logit(p: np.ndarray) -> NDArray[np.float64]:
     """log(p / (1 − p))."""
     p = np.asarray(p, dtype=np.float64)
-    return np.log(p) - np.log1p(-p)
+    out: NDArray[np.float64] = np.log(p) - np.log1p(-p)
+    return out
 
 
 def log_factorials(n_max: int) -> np.ndarray:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from curation.errors import InputError
 from curation.io import write_json
@@ -42,7 +43,9 @@ def package_version() -> str:
         return "unknown"
 
 
-def make_scale(method: ScaleMethod, theta: np.ndarray, b: np.ndarray, bound: np.ndarray) -> dict:
+def make_scale(
+    method: ScaleMethod, theta: np.ndarray, b: np.ndarray, bound: np.ndarray
+) -> dict[str, str | float]:
     """Fix the logit → z map from a fit.
 
     * ``panel`` (default): z = clip((b − θ_min)/(θ_max − θ_min), 0, 1); 0 is "as hard
@@ -114,14 +117,15 @@ class Calibration:
         """Abilities in panel order."""
         return np.array([self.abilities[m] for m in self.panel], dtype=np.float64)
 
-    def to_z(self, b: np.ndarray) -> np.ndarray:
+    def to_z(self, b: np.ndarray) -> NDArray[np.float64]:
         """Map difficulties (logits) to z ∈ [0, 1] with the stored scale (NaN stays NaN)."""
         b = np.asarray(b, dtype=np.float64)
         sc = self.scale
         if sc["method"] == "logistic":
             return expit((b - sc["c"]) / sc["s"])
         lo, hi = (sc[k] for k in _SCALE_KEYS[sc["method"]])
-        return np.clip((b - lo) / (hi - lo), 0.0, 1.0)
+        z: NDArray[np.float64] = np.clip((b - lo) / (hi - lo), 0.0, 1.0)
+        return z
 
     def to_dict(self) -> dict[str, Any]:
         return {
