@@ -44,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from curation.irt._data import Cells, log_binom_const
 from curation.irt._numeric import logit
@@ -224,15 +225,16 @@ def _pass_1pl(
 
 def _pcg(
     apply: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, diag: np.ndarray, rtol: float
-) -> np.ndarray | None:
+) -> NDArray[np.float64] | None:
     """CG on the sum-to-zero subspace; None on negative curvature (not positive definite)."""
     inv = 1.0 / diag
     c = inv / inv.sum()
     scale = float(np.max(np.abs(diag)))
 
-    def precond(r: np.ndarray) -> np.ndarray:  # Jacobi, projected onto sum(x) = 0
+    def precond(r: np.ndarray) -> NDArray[np.float64]:  # Jacobi, projected onto sum(x) = 0
         z = inv * r
-        return z - c * z.sum()
+        projected: NDArray[np.float64] = z - c * z.sum()
+        return projected
 
     rhs = rhs - rhs.mean()
     x = np.zeros_like(rhs)
@@ -261,7 +263,8 @@ def _pcg(
         rz_new = float(r @ z)
         p = z + (rz_new / rz) * p
         rz = rz_new
-    return x - x.mean()
+    centred: NDArray[np.float64] = x - x.mean()
+    return centred
 
 
 class _Products:
@@ -271,17 +274,17 @@ class _Products:
     matrix-matrix product is several times slower than that here.
     """
 
-    def __init__(self, mat: np.ndarray) -> None:
+    def __init__(self, mat: NDArray[np.float32]) -> None:
         self.mat = mat
 
-    def mv(self, x: np.ndarray) -> np.ndarray:
+    def mv(self, x: np.ndarray) -> NDArray[np.float64]:
         """``mat @ x``: x per item (vector or items × k), one number per model."""
         if x.ndim == 2:
             return np.stack([self.mv(c) for c in x.T], axis=1)
         _count("matvec")
         return (self.mat @ x.astype(np.float32)).astype(np.float64)
 
-    def rmv(self, v: np.ndarray) -> np.ndarray:
+    def rmv(self, v: np.ndarray) -> NDArray[np.float64]:
         """``mat.T @ v``: v per model (vector or models × k), one number per item."""
         if v.ndim == 2:
             return np.stack([self.rmv(c) for c in v.T], axis=1)
@@ -363,7 +366,9 @@ def _newton(
             if cur["dtype"] != dtype or cur["f"] is None:  # compare in one precision
                 cur = evaluate(x, dtype, False, True)
 
-            def obj(t: float, x: Point = x, d: Point = d, dtype: np.dtype = dtype) -> dict:
+            def obj(
+                t: float, x: Point = x, d: Point = d, dtype: np.dtype = dtype
+            ) -> dict[str, Any]:
                 return evaluate(_moved(x, d, t), dtype, False, True)
 
             t = _accept(cur["f"], trial, slope, obj)
@@ -383,7 +388,7 @@ def _newton_1pl(
     vt, vb = settings.theta_sd**-2, settings.b_sd**-2
     prod = _Products(w)
 
-    def evaluate(x: Point, dtype: np.dtype, grad: bool, ll: bool) -> dict:
+    def evaluate(x: Point, dtype: np.dtype, grad: bool, ll: bool) -> dict[str, Any]:
         th, b = x
         res = _pass_1pl(lay, th, b, dtype, w if grad else None, ll)
         res["at"] = x
@@ -391,14 +396,15 @@ def _newton_1pl(
             -res["ll"] + 0.5 * vt * float(th @ th) + 0.5 * vb * float(b @ b))  # fmt: skip
         return res
 
-    def direction(cur: dict, x: Point, rtol: float) -> tuple[Point, Point]:
+    def direction(cur: dict[str, Any], x: Point, rtol: float) -> tuple[Point, Point]:
         th, b = x
         g_th, g_b = -cur["row_r"] + vt * th, cur["col_r"] + vb * b
         d = cur["col_w"] + vb
         diag = cur["row_w"] + vt
 
-        def schur(v: np.ndarray) -> np.ndarray:
-            return diag * v - prod.mv(prod.rmv(v) / d)
+        def schur(v: np.ndarray) -> NDArray[np.float64]:
+            product: NDArray[np.float64] = diag * v - prod.mv(prod.rmv(v) / d)
+            return product
 
         dth = _pcg(schur, -g_th - prod.mv(g_b / d), diag, rtol)
         if dth is None:  # cannot happen for a convex objective with priors; be loud
@@ -504,9 +510,10 @@ def _sq_lmv(mat: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.asarray(np.sum(parts, axis=0, dtype=np.float64))
 
 
-def _constrained(v: np.ndarray) -> np.ndarray:
+def _constrained(v: np.ndarray) -> NDArray[np.float64]:
     """Diagonal of ``V - V 1 1^T V / 1^T V 1`` for ``V = diag(v)``: the sum-to-zero constraint."""
-    return v - v * v / v.sum()
+    diagonal: NDArray[np.float64] = v - v * v / v.sum()
+    return diagonal
 
 
 def _pass_2pl(
@@ -625,11 +632,11 @@ class _Cross2PL:
             ce -= self.r.rmv(v)
         return -aa * y[:, 0], a * ce
 
-    def __call__(self, ub: np.ndarray, ua: np.ndarray) -> np.ndarray:
+    def __call__(self, ub: np.ndarray, ua: np.ndarray) -> NDArray[np.float64]:
         """``C_tb ub + C_ta ua`` (two products with ``W``, one with ``R``)."""
         a, aa = self.a, self.a * self.a
         x = a * ua
-        out = self.th * self.w.mv(a * x) - self.w.mv(aa * ub + a * self.b * x)
+        out: NDArray[np.float64] = self.th * self.w.mv(a * x) - self.w.mv(aa * ub + a * self.b * x)
         if self.obs:
             out -= self.r.mv(x)
         return out
@@ -657,14 +664,14 @@ def _fit_2pl(cells: Cells, settings: Settings, start: Any) -> dict[str, Any]:
     def penalty(th: np.ndarray, b: np.ndarray, al: np.ndarray) -> float:
         return 0.5 * (vt * float(th @ th) + vb * float(b @ b) + va * float(al @ al))
 
-    def evaluate(x: Point, dtype: np.dtype, grad: bool, ll: bool) -> dict:
+    def evaluate(x: Point, dtype: np.dtype, grad: bool, ll: bool) -> dict[str, Any]:
         th, b, al = x
         res = _pass_2pl(lay, th, b, np.exp(al), dtype, (w, r) if grad else None, ll)
         res["at"] = x
         res["f"] = None if res["ll"] is None else -res["ll"] + penalty(th, b, al)
         return res
 
-    def newton(h: dict, observed: bool, rtol: float) -> dict | None:
+    def newton(h: dict[str, Any], observed: bool, rtol: float) -> dict[str, Any] | None:
         th, b, al = h["at"]
         a = np.exp(al)
         g_th = -h["r_a"] + vt * th
@@ -683,9 +690,12 @@ def _fit_2pl(cells: Cells, settings: Settings, start: Any) -> dict[str, Any]:
         cross = _Cross2PL(pw, pr, th, b, a, observed)
         diag = h["row_waa"] + vt
 
-        def apply(v: np.ndarray) -> np.ndarray:
+        def apply(v: np.ndarray) -> NDArray[np.float64]:
             xb, xa = cross.t(v)
-            return diag * v - cross(i_bb * xb + i_ba * xa, i_ba * xb + i_aa * xa)
+            product: NDArray[np.float64] = diag * v - cross(
+                i_bb * xb + i_ba * xa, i_ba * xb + i_aa * xa
+            )
+            return product
 
         v_b = i_bb * g_b + i_ba * g_al
         v_a = i_ba * g_b + i_aa * g_al
@@ -703,7 +713,7 @@ def _fit_2pl(cells: Cells, settings: Settings, start: Any) -> dict[str, Any]:
 
     last: dict[str, Any] = {}
 
-    def direction(cur: dict, x: Point, rtol: float) -> tuple[Point, Point]:
+    def direction(cur: dict[str, Any], x: Point, rtol: float) -> tuple[Point, Point]:
         # float32 phase: Fisher scoring (positive definite, and its cross block needs
         # no r: half the CG's memory traffic); float64: the observed Hessian (Newton)
         s = newton(cur, cur["dtype"] == F64, rtol)
@@ -767,9 +777,9 @@ def _cross_quad(
     """Per model ``sum_j w² vww + c² vcc + w c vwc`` (c per cell from :func:`_c_block`)."""
     vs = [v.astype(np.float32) for v in (vww, vcc, vwc)]
 
-    def part(r0: int, r1: int, wb: np.ndarray, c: np.ndarray) -> np.ndarray:
+    def part(r0: int, r1: int, wb: np.ndarray, c: np.ndarray) -> NDArray[np.float64]:
         _c_block(wb, r[r0:r1], th[r0:r1], b, a, obs, c)
-        out = np.square(wb) @ vs[0]
+        out: NDArray[np.float32] = np.square(wb) @ vs[0]
         out += (wb * c) @ vs[2]
         np.square(c, out=c)
         out += c @ vs[1]
