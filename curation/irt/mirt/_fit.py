@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import expit, gammaln
 
@@ -254,28 +255,35 @@ class MirtFit:
         m, i, d = len(self.models), len(self.items), self.d
         return m * d + i * (d + 1) - d * d - d
 
-    def logits(self) -> np.ndarray:
-        return self.theta @ self.loadings.T - self.difficulty
+    def logits(self) -> NDArray[np.float64]:
+        eta: NDArray[np.float64] = self.theta @ self.loadings.T - self.difficulty
+        return eta
 
-    def probabilities(self) -> np.ndarray:
+    def probabilities(self) -> NDArray[np.float64]:
         """Shape (n_models, n_items): P(correct) for every cell, observed or not."""
-        return expit(self.logits())
+        p: NDArray[np.float64] = expit(self.logits())
+        return p
 
     def bic(self) -> float:
-        return -2.0 * self.loglik + self.n_params * np.log(max(self.n_cells, 1))
+        criterion: float = -2.0 * self.loglik + self.n_params * np.log(max(self.n_cells, 1))
+        return criterion
 
 
-def _log_binom(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+def _log_binom(k: np.ndarray, n: np.ndarray) -> NDArray[np.float64]:
+    log_c: NDArray[np.float64] = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return log_c
 
 
 def cell_loglik(
     theta: np.ndarray, loadings: np.ndarray, difficulty: np.ndarray, data: MirtData
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Binomial log likelihood of every cell (0 where missing)."""
     eta = theta @ loadings.T - difficulty
     ll = data.correct * eta - data.trials * np.logaddexp(0.0, eta)
-    return np.where(data.trials > 0, ll + _log_binom(data.correct, data.trials), 0.0)
+    per_cell: NDArray[np.float64] = np.where(
+        data.trials > 0, ll + _log_binom(data.correct, data.trials), 0.0
+    )
+    return per_cell
 
 
 def fit_loglik(fit: MirtFit, data: MirtData) -> float:
@@ -314,7 +322,9 @@ class _Objective:
     def pack(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.concatenate([theta.ravel(), a.ravel(), b.ravel()])
 
-    def neg_log_lik_terms(self, theta, a, b):
+    def neg_log_lik_terms(
+        self, theta: np.ndarray, a: np.ndarray, b: np.ndarray
+    ) -> tuple[float, NDArray[np.float64]]:
         eta = theta @ a.T - b
         e = np.exp(-np.abs(eta))
         softplus = np.maximum(eta, 0.0) + np.log1p(e)

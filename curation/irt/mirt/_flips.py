@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import expit
 
 from curation.irt.mirt._fit import MirtData, MirtFit
@@ -69,13 +70,14 @@ class Flip:
         return self.lead_a > 0 and self.lead_b > 0
 
 
-def _secant(eta_a: np.ndarray, eta_b: np.ndarray) -> np.ndarray:
+def _secant(eta_a: np.ndarray, eta_b: np.ndarray) -> NDArray[np.float64]:
     diff = eta_a - eta_b
     small = np.abs(diff) < 1e-9
     p_mid = expit(0.5 * (eta_a + eta_b))
     with np.errstate(invalid="ignore", divide="ignore"):
         sec = (expit(eta_a) - expit(eta_b)) / np.where(small, 1.0, diff)
-    return np.where(small, p_mid * (1 - p_mid), sec)
+    slope: NDArray[np.float64] = np.where(small, p_mid * (1 - p_mid), sec)
+    return slope
 
 
 def _four(values: Sequence[float]) -> tuple[float, float, float, float]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import NDArray
 
 from curation.irt.mirt._fit import MirtFit
 
@@ -109,12 +110,13 @@ def procrustes(loadings: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np
     return loadings @ r, r
 
 
-def congruence(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def congruence(a: np.ndarray, b: np.ndarray) -> NDArray[np.float64]:
     """Tucker's congruence coefficient of matching columns (cosine, not centred)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     num = np.sum(a * b, axis=0)
     den = np.sqrt(np.sum(a**2, axis=0) * np.sum(b**2, axis=0))
-    return num / np.where(den > 0, den, 1.0)
+    cosine: NDArray[np.float64] = num / np.where(den > 0, den, 1.0)
+    return cosine
 
 
 def _orient(
