@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import sys
 import tempfile
 import time
@@ -49,52 +48,58 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from curation.calibrate import PanelSetup, select_panel  # noqa: E402
-from curation.fill import FillResult, afill, fill_settings  # noqa: E402
-from curation.fill._config import SKILLS  # noqa: E402
+from curation.fill import SKILLS, FillResult, RewriteSimulationSettings, afill  # noqa: E402
 from curation.grading import grading_settings  # noqa: E402
 from curation.irt import Calibration  # noqa: E402
 from curation.llm import CompletionCache, collect_settings, llm_settings  # noqa: E402
-from curation.params import benchmark_spec, load_params  # noqa: E402
+from curation.params import benchmark_spec  # noqa: E402
+from curation.params_model import ParamsFile, legacy_mapping, read_params  # noqa: E402
 from curation.paths import calibration_path, difficulty_path, items_path  # noqa: E402
 
 BENCHMARKS = ("gsm8k", "math-l5", "crux")
 
 
-def run_one(name: str, params: dict[str, Any], *, skill: str, seed: int) -> dict[str, Any]:
+def run_one(name: str, params: ParamsFile, *, skill: str, seed: int) -> dict[str, Any]:
     """One offline fill run (BenchFill, baseline, oracle); its metrics."""
     return run_result(name, params, skill=skill, seed=seed).metrics
 
 
-def run_result(name: str, params: dict[str, Any], *, skill: str, seed: int) -> FillResult:
-    """One offline fill run (BenchFill, baseline, oracle): the whole result."""
-    settings = fill_settings(params)
-    eta, sigma = SKILLS[skill]
-    settings = dataclasses.replace(
-        settings,
-        backend="simulate",
-        seed=seed,
-        insertions=3,
-        targets="largest",
-        simulation=dataclasses.replace(settings.simulation, skill=skill, eta=eta, sigma=sigma),
-        judge=None,
-        baseline=True,
-        oracle=True,
+def run_result(name: str, params: ParamsFile, *, skill: str, seed: int) -> FillResult:
+    """One offline fill run (BenchFill, baseline, oracle): the whole result.
+
+    ``seed`` seeds the rewriter and the world (``fill.seed``) and the panel
+    (``calibrate.seed``), as the shipped params.yaml gives both the same value."""
+    simulation = RewriteSimulationSettings.model_validate(
+        {"skill": skill, "free_sigma": params.fill.simulation.free_sigma}
+    )  # the preset sets eta and sigma
+    settings = params.fill.model_copy(
+        update={
+            "seed": seed,
+            "insertions": 3,
+            "targets": "largest",
+            "simulation": simulation,
+            "judge": None,
+            "baseline": True,
+            "oracle": True,
+        }
     )
+    measuring = params.calibrate.model_copy(update={"backend": "simulate", "seed": seed})
     items = pl.read_parquet(REPO / items_path(name))
     difficulty = pl.read_parquet(REPO / difficulty_path(name))
     cal_file = calibration_path(name)
     calibration = Calibration.load(REPO / cal_file)
-    cal = settings.calibration
-    spec = benchmark_spec(params, name)
+    raw = legacy_mapping(params)  # transitional: the llm, collect and benchmark parsers
+    spec = benchmark_spec(raw, name)
     setup = PanelSetup(
         benchmark=name,
-        settings=cal,
-        llm=llm_settings(params),
-        collect=collect_settings(params),
+        settings=measuring,
+        backend="simulate",
+        llm=llm_settings(raw),
+        collect=collect_settings(raw),
         grading=grading_settings(spec.extra.get("grading"), where=name),
         calibration=calibration,
         calibration_file=cal_file,
-        panel=select_panel(cal, calibration, None, benchmark=name),
+        panel=select_panel(measuring, calibration, None, backend="simulate", benchmark=name),
     )
     with tempfile.TemporaryDirectory(prefix="bench-fill-") as tmp:
 
@@ -139,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=None, help="default 10 (--quick: 3)")
     ap.add_argument("--quick", action="store_true", help="3 seeds, math-l5 unless given")
     args = ap.parse_args(argv)
-    params = load_params(REPO / "params.yaml")
-    base_seed = int(params.get("fill", {}).get("seed", 0))
+    params = read_params(REPO / "params.yaml")
+    base_seed = params.fill.seed
     seeds = args.seeds or (3 if args.quick else 10)
     names = args.benchmark or (["math-l5"] if args.quick else list(BENCHMARKS))
     skills = args.skill or ["none", "weak", "good"]

@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import Field
 
 from curation.benchmarks import BenchmarkSettings
-from curation.fill._settings import FillSettings
+from curation.calibrate import CalibrateSettings
+from curation.fill import FillSettings
 from curation.irt import AnnotateSettings
 from curation.irt.mirt import MirtSettings
 from curation.judge._settings import JudgeSettings
@@ -56,8 +57,10 @@ class ParamsFile(Section):
     """Import or collect responses (stage responses)."""
     llm: LLMSettings = LLMSettings()
     """Client, retries and cache of every model call."""
+    calibrate: CalibrateSettings = CalibrateSettings()
+    """How new items are measured: BenchFill's children, reviewers' edits."""
     fill: FillSettings = FillSettings()
-    """BenchFill (stage fill)."""
+    """BenchFill's search (stage fill)."""
     judge: JudgeSettings = JudgeSettings()
     """The LLM judge (stage judge)."""
     review: ReviewSettings = ReviewSettings()

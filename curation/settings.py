@@ -1,26 +1,21 @@
 """Reading a params.yaml section, with errors by key path (file: section.key: why).
 
-Two layers, one message style:
-
-* :class:`Section` + :func:`parse_section` — the way to declare a section: a frozen
-  pydantic model (fields, types, bounds, defaults, a docstring per field). A misspelt key,
-  a string where a number belongs or a value out of range is reported once, as
-  ``params.yaml: annotate.seed: ...``, before any work starts. The stage sections
-  (annotate, check, mirt) use it.
-* :func:`mapping`, :func:`reject_unknown`, :func:`number`, :func:`integer`,
-  :func:`boolean` — the checks the older frozen-dataclass parsers (``fill_settings``,
-  ``calibration_settings``) share, so their messages read the same.
+:class:`Section` + :func:`parse_section` — the way to declare a section: a frozen
+pydantic model (fields, types, bounds, defaults, a docstring per field). A misspelt key,
+a string where a number belongs or a value out of range is reported once, as
+``params.yaml: annotate.seed: ...``, before any work starts; :func:`key_error` lets a
+check across fields name the key it is about.
 """
 
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from curation.errors import ConfigError
 
@@ -94,9 +89,12 @@ def _unknown_key(key: str, valid: Collection[str]) -> str:
 
 
 def _dotted(parts: Sequence[Any]) -> str:
-    """``("panel", "models", 0, "name")`` as ``panel.models[0].name``."""
+    """``("panel", "models", 0, "name")`` as ``panel.models[0].name``; a bad mapping key
+    (pydantic adds ``[key]`` after it) is named by the key alone."""
     out = ""
     for part in parts:
+        if part == "[key]":
+            continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 
@@ -155,52 +153,12 @@ def parse_section(cls: type[S], raw: Any, *, where: str) -> S:
         ) from None
 
 
-def mapping(raw: Any, where: str) -> dict[str, Any]:
-    """``raw`` as a section (None = empty); anything else than a mapping is an error."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected a mapping")
-    return raw
-
-
-def reject_unknown(
-    section: Mapping[str, Any], known: Collection[str], where: str, *, list_valid: bool = False
-) -> None:
-    """An error naming the first key of ``section`` that is not in ``known``."""
-    unknown = sorted(set(section) - set(known))
-    if unknown:
-        valid = f"; valid: {', '.join(sorted(known))}" if list_valid else ""
-        raise ConfigError(f"{where}.{unknown[0]}: unknown setting{valid}")
-
-
-def number(section: Mapping[str, Any], key: str, where: str, default: float) -> float:
-    """A finite number (None or absent = ``default``)."""
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
-    return float(value)
-
-
-def integer(section: Mapping[str, Any], key: str, where: str, default: int, *, low: int = 1) -> int:
-    """An integer of at least ``low`` (None or absent = ``default``)."""
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{where}.{key}: expected an integer, got {value!r}")
-    if value < low:
-        raise ConfigError(f"{where}.{key}: must be at least {low}, got {value}")
-    return value
-
-
-def boolean(section: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-    """true or false (None or absent = ``default``)."""
-    value = section.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise ConfigError(f"{where}.{key}: expected true or false, got {value!r}")
-    return value
+def key_error(model: type[BaseModel], key: str, message: str, value: Any) -> ValidationError:
+    """A validation error at ``key`` of ``model``, for a model validator's check across
+    fields: reported as ``<section>.<key>: <message>``, like the key's own errors."""
+    details = InitErrorDetails(
+        type=PydanticCustomError("value_error", "{message}", {"message": message}),
+        loc=(key,),
+        input=value,
+    )
+    return ValidationError.from_exception_data(model.__name__, [details])

@@ -6,7 +6,7 @@ writes, under data/fill/<b>/, the search journal (resume state), candidates.parq
 and memory.parquet (schema ``fill_memory``); metrics/fill/<b>.json (schema
 ``fill_metrics``) and plots/fill/<b>.png.
 
-Offline by default: ``fill.backend`` follows ``collect.backend`` (``simulate``), so the
+Offline by default: ``calibrate.backend`` follows ``collect.backend`` (``simulate``), so the
 rewriter and the panel are the seeded simulation and every candidate says
 ``source = simulated``. The simulated rewriter (and the judge) go through the real
 call path (prompts, cache, parser); the simulated *panel* draws its answers directly
@@ -15,8 +15,8 @@ identical; measured on math-l5, only the simulated panel token counts differ, no
 a default run would otherwise put ~140,000 made-up panel answers (~475 MB) in the
 completion cache and spend most of its time doing so. Resuming needs no cache: the
 draws are deterministic and the journal holds each finished round.
-``fill.backend: openai`` uses ``fill.rewriter`` and the ``panel.models`` that are in
-the benchmark's calibration.
+``calibrate.backend: openai`` uses ``fill.rewriter`` and the ``panel.models`` that are in
+the benchmark's calibration (``calibrate.panel``, when given, picks among them).
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from collections.abc import Sequence
 
 from curation.calibrate import panel_setup
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
-from curation.fill import FillResult, afill, fill_settings, load_judge_factory
+from curation.errors import ConfigError
+from curation.fill import FillResult, afill, load_judge_factory
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
-from curation.items import has_texts, write_skipped_metrics
+from curation.items import write_skipped_metrics
 from curation.llm import CompletionCache
-from curation.params import benchmark_spec
 from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     candidates_path,
@@ -46,7 +46,7 @@ from curation.paths import (
     items_path,
     memory_path,
 )
-from curation.plots._style import new_figure, plot_settings, save_figure
+from curation.plots._style import new_figure, save_figure
 from curation.plots.fill import plot_fill
 from curation.schemas import empty_frame, validate_records
 from curation.stage_main import stage_main
@@ -120,11 +120,21 @@ def _skip(benchmark: str, formats: Sequence[str]) -> str:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    if not has_texts(benchmark_spec(raw, benchmark, params_file=params_file)):
-        return _skip(benchmark, plot_settings(raw, where=params_file).format)
-    settings = fill_settings(raw, params_file=params_file)
-    setup = panel_setup(raw, benchmark, params_file=params_file, settings=settings.calibration)
+    entry = params.benchmarks.get(benchmark)
+    if entry is None:
+        raise ConfigError(
+            f"{params_file}: no benchmark {benchmark!r}; configured: {', '.join(params.benchmarks)}"
+        )
+    if not entry.items.texts:
+        return _skip(benchmark, params.plots.format)
+    settings = params.fill
+    settings.prompt_files(params_file=params_file)  # before any work: each override is a file
+    setup = panel_setup(
+        benchmark,
+        settings=params.calibrate,
+        params=legacy_mapping(params),  # transitional: the llm, collect, panel, grading parsers
+        params_file=params_file,
+    )
     llm, collect = setup.llm, setup.collect
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")
@@ -139,7 +149,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             print(text, file=sys.stderr, flush=True)
 
     async def _run_async() -> FillResult:
-        judge = factory(raw, params_file=params_file, benchmark=benchmark) if factory else None
+        judge = factory(params, params_file=params_file, benchmark=benchmark) if factory else None
         try:
             with CompletionCache(llm.cache_path) as cache:
                 result = await afill(
@@ -175,7 +185,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         result.inserted_rows(),
         fill_plot_path(benchmark),
         name=benchmark,
-        formats=plot_settings(raw, where=params_file).format,
+        formats=params.plots.format,
     )
     write_json(metrics_file, result.metrics)
     return _summary(benchmark, result)

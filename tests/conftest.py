@@ -79,12 +79,13 @@ collect:
   seed: 0
 llm:
   cache: .llm-cache/completions.sqlite
+calibrate:
+  adaptive: {max_trials: 8}
 fill:
   insertions: 1
   rounds: 2
   parents: 2
   children: 2
-  adaptive: {max_trials: 8}
   judge: null
 judge:
   enabled: true

@@ -167,7 +167,8 @@ TYPOS = [
         "n_trials",
     ),
     ("mirt.rotation", "rotaton", "mirt.rotaton", "rotation"),
-    ("fill.adaptive.max_trials", "max_trial", "fill.adaptive.max_trial", "max_trials"),
+    ("calibrate.adaptive.max_trials", "max_trial", "calibrate.adaptive.max_trial", "max_trials"),
+    ("fill.refine.max_trials", "max_trial", "fill.refine.max_trial", "max_trials"),
     ("llm.timeout_s", "timeout", "llm.timeout", "timeout_s"),
     ("judge.response_format", "responseformat", "judge.responseformat", "response_format"),
 ]

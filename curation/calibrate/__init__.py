@@ -8,9 +8,9 @@ standard error) is fitted, in batches until the adaptive rule closes it. This pa
 is their shared home; it builds on :mod:`curation.irt` and :mod:`curation.llm` and
 knows nothing of the search that proposes the items.
 
-* :func:`calibration_settings` → :class:`CalibrationSettings` — the calibration keys
-  of params.yaml ``fill`` (backend, seed, panel, adaptive, tolerance);
-  :class:`AdaptiveRule` — the stopping rule of trial allocation.
+* :class:`CalibrateSettings` — params.yaml ``calibrate`` (backend, seed, panel,
+  adaptive, tolerance); :class:`AdaptiveSettings` — the stopping rule of trial
+  allocation.
 * :func:`panel_setup` → :class:`PanelSetup` — settings, calibration and the panel
   (:func:`select_panel`) of one benchmark.
 * :func:`open_panel` → :class:`Panel` — the one backend factory: the seeded
@@ -68,24 +68,15 @@ if TYPE_CHECKING:
         record_measurement,
         simulation_lineage,
     )
-    from curation.calibrate._settings import (
-        BACKENDS,
-        CALIBRATION_KEYS,
-        AdaptiveRule,
-        BackendName,
-        CalibrationSettings,
-        calibration_settings,
-    )
+    from curation.calibrate._settings import AdaptiveSettings, CalibrateSettings, WorldSettings
     from curation.calibrate._setup import PanelSetup, panel_setup, select_panel
     from curation.calibrate._simulate import header as simulated_header
     from curation.calibrate._simulate import latent_of
     from curation.calibrate._simulate import strip_header as strip_simulated_header
-    from curation.calibrate._world import SimulatedWorld, WorldBackend, WorldSettings
+    from curation.calibrate._world import SimulatedWorld, WorldBackend
 
 _EXPORTS = {
-    "BACKENDS": "_settings",
     "BUDGET": "_annotate",
-    "CALIBRATION_KEYS": "_settings",
     "MEASURED": "_annotate",
     "NO_TARGET": "_measure",
     "OFF_TARGET": "_annotate",
@@ -93,23 +84,21 @@ _EXPORTS = {
     "OUTCOMES": "_annotate",
     "STOPPED": "_annotate",
     "Z90": "_annotate",
-    "AdaptiveRule": "_settings",
+    "AdaptiveSettings": "_settings",
     "Annotation": "_annotate",
-    "BackendName": "_settings",
     "CalibrationOutcome": "_annotate",
-    "CalibrationSettings": "_settings",
+    "CalibrateSettings": "_settings",
     "Child": "_annotate",
     "LatentB": "_backend",
     "Panel": "_annotate",
     "PanelSetup": "_setup",
     "SimulatedWorld": "_world",
     "WorldBackend": "_world",
-    "WorldSettings": "_world",
+    "WorldSettings": "_settings",
     "annotate": "_annotate",
     "annotation_lineage": "_annotate",
     "b_of_z": "_annotate",
     "calibrate_annotations": "_annotate",
-    "calibration_settings": "_settings",
     "decide": "_annotate",
     "describe": "_annotate",
     "gradable_problem": "_gradable",
@@ -128,9 +117,7 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "BACKENDS",
     "BUDGET",
-    "CALIBRATION_KEYS",
     "MEASURED",
     "NO_TARGET",
     "OFF_TARGET",
@@ -138,11 +125,10 @@ __all__ = [
     "OUTCOMES",
     "STOPPED",
     "Z90",
-    "AdaptiveRule",
+    "AdaptiveSettings",
     "Annotation",
-    "BackendName",
     "CalibrationOutcome",
-    "CalibrationSettings",
+    "CalibrateSettings",
     "Child",
     "LatentB",
     "Panel",
@@ -154,7 +140,6 @@ __all__ = [
     "annotation_lineage",
     "b_of_z",
     "calibrate_annotations",
-    "calibration_settings",
     "decide",
     "describe",
     "gradable_problem",

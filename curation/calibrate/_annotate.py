@@ -5,7 +5,7 @@ templates, same cache, same graders). Instead of a fixed k per model, trials go 
 in batches to every new item ("child") still open, all children of a round in
 lock-step; after each batch all open children are calibrated at once (abilities
 fixed, vectorised, :func:`curation.irt.calibrate_counts`) and each one is closed by the
-rule of :class:`~curation.calibrate.AdaptiveRule`, with a
+rule of :class:`~curation.calibrate.AdaptiveSettings`, with a
 :data:`CalibrationOutcome`. With ``stop_on_target`` (BenchFill), the first child on
 target also closes its open siblings ("stopped"): the search for this target is over.
 
@@ -27,7 +27,7 @@ from typing import Any, Final, Literal, get_args
 import numpy as np
 import polars as pl
 
-from curation.calibrate._settings import AdaptiveRule
+from curation.calibrate._settings import AdaptiveSettings
 from curation.candidates import COLLECTED, SIMULATED, Source
 from curation.grading import GradingSettings
 from curation.irt import Calibration, calibrate_counts
@@ -44,7 +44,7 @@ from curation.llm import (
 )
 
 CalibrationOutcome = Literal["accepted", "measured", "off-target", "budget", "stopped"]
-"""Why collection on a new item stopped (see :class:`~curation.calibrate.AdaptiveRule`):
+"""Why collection on a new item stopped (see :class:`~curation.calibrate.AdaptiveSettings`):
 on target ("accepted"), precise but off target ("measured"), clearly off target, trial
 budget spent, or "stopped" because a sibling reached the target. Recorded as
 ``decision`` in the candidate lineage (values are part of the record format)."""
@@ -121,7 +121,7 @@ class Panel:
     backend: Backend
     cache: CompletionCache
     collect: CollectSettings
-    """Prompt templates and the sampling seed (``fill.seed``)."""
+    """Prompt templates and the sampling seed (``calibrate.seed``)."""
     llm: LLMSettings
     calibration: Calibration
     benchmark: str
@@ -146,7 +146,7 @@ class Panel:
 
 
 def z_slope(calibration: Calibration, b: np.ndarray) -> np.ndarray:
-    """dz/db of the calibration's map, ignoring clipping (see :class:`AdaptiveRule`)."""
+    """dz/db of the calibration's map, ignoring clipping (see :class:`AdaptiveSettings`)."""
     sc = calibration.scale
     if sc["method"] == "panel":
         return np.full_like(b, 1.0 / (sc["theta_max"] - sc["theta_min"]))
@@ -192,7 +192,7 @@ def decide(
     bound: str | None,
     target_z: float,
     tolerance: float,
-    rule: AdaptiveRule,
+    rule: AdaptiveSettings,
     trials_per_model: int,
 ) -> CalibrationOutcome | None:
     """The stopping rule after a batch (None = collect another batch).
@@ -332,7 +332,7 @@ async def annotate(
     *,
     target_z: float,
     tolerance: float,
-    rule: AdaptiveRule,
+    rule: AdaptiveSettings,
     stop_on_target: bool,
     on_result: Callable[[CallResult], None] | None = None,
     first_sample: int = 0,

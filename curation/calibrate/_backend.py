@@ -35,8 +35,8 @@ def open_panel(
 ) -> Panel:
     """The panel that measures new items on ``setup``'s calibration (``await panel.aclose()``).
 
-    ``fill.backend: simulate`` — a :class:`curation.llm.SimulatedBackend` with the
-    calibration's abilities and ``fill.seed``; each child is registered before it is
+    ``calibrate.backend: simulate`` — a :class:`curation.llm.SimulatedBackend` with the
+    calibration's abilities and ``calibrate.seed``; each child is registered before it is
     asked, at ``latent(child)`` (default: the b its simulated question header states),
     and everything it answers says ``source = simulated``. ``openai`` — one
     :class:`curation.llm.OpenAIBackend` for the panel models, plus ``also_serve``
@@ -52,7 +52,7 @@ def open_panel(
     settings, models = setup.settings, list(setup.panel)
     served = models + [m for m in also_serve if m.name not in {s.name for s in models}]
     backend = backend_for(
-        settings.backend,
+        setup.backend,
         served,
         setup.llm,
         simulate=lambda: (

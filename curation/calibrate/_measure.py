@@ -16,7 +16,7 @@ from curation.calibrate._annotate import (
     annotate,
     describe,
 )
-from curation.calibrate._settings import AdaptiveRule
+from curation.calibrate._settings import AdaptiveSettings
 from curation.candidates import CALIBRATED, INVALID, Candidate
 from curation.irt import Calibration
 from curation.llm import CallResult
@@ -32,7 +32,7 @@ async def measure(
     *,
     targets: Mapping[str, float],
     tolerance: float,
-    rule: AdaptiveRule,
+    rule: AdaptiveSettings,
     on_result: Callable[[CallResult], None] | None = None,
 ) -> dict[str, Annotation]:
     """Measure ``children`` as precisely as ``rule`` allows, whatever their z.

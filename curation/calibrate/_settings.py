@@ -1,30 +1,33 @@
-"""How new items are measured: backend, panel, seed, adaptive trials, tolerance.
+"""params.yaml ``calibrate``: how new items are measured on a benchmark's scale.
 
-These are the calibration keys of params.yaml ``fill`` (BenchFill measures its
-children with them, and ``curate review recalibrate`` measures reviewers' edits with
-the same ones): ``backend`` (else ``collect.backend``, the one offline switch),
-``seed``, ``panel``, ``adaptive`` and ``tolerance``. The rest of the section is
-BenchFill's search (:func:`curation.fill.fill_settings`, which rejects unknown keys).
+BenchFill measures its children with these settings, and ``curate review recalibrate``
+measures reviewers' edits with the same ones, so they have a section of their own
+(they used to be keys of ``fill:``; ``FillSettings`` names the new key path when an
+old file still has them there). Declared once here (type, default, constraint,
+docstring); ``curation.params_model`` composes the sections into ``ParamsFile``.
+:class:`WorldSettings` is the type of ``fill.world``: the simulated panel's truth is
+built by this package (:class:`~curation.calibrate.SimulatedWorld`), but only
+BenchFill's offline evaluation asks for one, so the key stays BenchFill's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Annotated
 
-from curation.errors import ConfigError
-from curation.llm import BACKENDS, BackendName, collect_settings
-from curation.settings import boolean, integer, mapping, number, reject_unknown
+from pydantic import (
+    Field,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    model_validator,
+)
 
-SECTION: Final = "fill"
-"""The params.yaml section the calibration keys live in."""
-CALIBRATION_KEYS: frozenset[str] = frozenset({"backend", "seed", "panel", "adaptive", "tolerance"})
+from curation.settings import BackendName, Section, key_error
 
 
-@dataclass(frozen=True)
-class AdaptiveRule:
-    """How panel trials are allocated to a new item (``fill.adaptive``).
+class AdaptiveSettings(Section):
+    """How panel trials are allocated to a new item (``calibrate.adaptive``).
 
     Trials go out in batches, the same number per panel model (``first_batch``, then
     ``batch``). After each batch the item is calibrated online (abilities fixed) and
@@ -46,79 +49,65 @@ class AdaptiveRule:
     """
 
     enabled: bool = True
-    first_batch: int = 2
-    batch: int = 2
-    max_trials: int = 32
-    se_accept: float = 0.03
-    reject_k: float = 2.0
+    """false: every valid child gets ``max_trials`` trials per model (the paper's fixed k)."""
+    first_batch: PositiveInt = 2
+    """Trials per panel model in the first batch (at most ``max_trials``)."""
+    batch: PositiveInt = 2
+    """Trials per panel model in each later batch."""
+    max_trials: PositiveInt = 32
+    """Trials per panel model at most (the budget)."""
+    se_accept: PositiveFloat = 0.03
+    """SE(z) at or below which an item is known well enough (on target, or measured)."""
+    reject_k: PositiveFloat = 2.0
+    """Off target once ``b ± reject_k·SE``, mapped to z, lies outside z* ± tolerance."""
+
+    @model_validator(mode="after")
+    def _first_batch_fits(self) -> AdaptiveSettings:
+        if self.first_batch > self.max_trials:
+            raise key_error(
+                type(self),
+                "first_batch",
+                f"must be at most max_trials ({self.max_trials})",
+                self.first_batch,
+            )
+        return self
 
 
-@dataclass(frozen=True)
-class CalibrationSettings:
-    """How new items are put on a benchmark's scale (the calibration keys of ``fill``)."""
+class CalibrateSettings(Section):
+    """params.yaml ``calibrate``: the panel, backend, seed and trial rule that put new
+    items on a benchmark's scale (BenchFill's children, reviewers' edits)."""
 
-    backend: BackendName = "simulate"
-    """simulate: offline panel (seeded); openai: the endpoints in params."""
-    seed: int = 0
-    """Sampling seed of the panel's requests (and of the simulation)."""
-    panel: tuple[str, ...] | None = None
-    """Panel model names (must be in the calibration); None = simulate: every
+    backend: BackendName | None = None
+    """simulate: the seeded offline panel; openai: the endpoints in params; null =
+    ``collect.backend`` (the one offline switch)."""
+    seed: NonNegativeInt = 0
+    """Sampling seed of the panel's requests (and of the simulated panel's draws)."""
+    panel: Annotated[list[str], Field(min_length=1)] | None = None
+    """Panel model names (must be in the calibration); null = simulate: every
     calibration model; openai: the ``panel.models`` that are in the calibration."""
-    adaptive: AdaptiveRule = field(default_factory=AdaptiveRule)
-    tolerance: float = 0.01
-    """|z − z*| that counts as on target."""
+    adaptive: AdaptiveSettings = AdaptiveSettings()
+    """How trials are allocated to a new item (:class:`AdaptiveSettings`)."""
+    tolerance: Annotated[float, Field(ge=0, le=1)] = 0.01
+    """|z − z*| that counts as on target (and only when the SE agrees)."""
 
-    @property
-    def simulated(self) -> bool:
-        return self.backend == "simulate"
-
-
-def _adaptive(raw: Any, where: str) -> AdaptiveRule:
-    section = mapping(raw, where)
-    reject_unknown(section, AdaptiveRule.__dataclass_fields__, where)
-    d = AdaptiveRule()
-    rule = AdaptiveRule(
-        enabled=boolean(section, "enabled", where, d.enabled),
-        first_batch=integer(section, "first_batch", where, d.first_batch),
-        batch=integer(section, "batch", where, d.batch),
-        max_trials=integer(section, "max_trials", where, d.max_trials),
-        se_accept=number(section, "se_accept", where, d.se_accept),
-        reject_k=number(section, "reject_k", where, d.reject_k),
-    )
-    if rule.se_accept <= 0 or rule.reject_k < 0:
-        raise ConfigError(f"{where}: se_accept must be positive and reject_k not negative")
-    if rule.first_batch > rule.max_trials:
-        raise ConfigError(f"{where}.first_batch: larger than max_trials ({rule.max_trials})")
-    return rule
+    def backend_or(self, fallback: BackendName) -> BackendName:
+        """``backend``, or ``fallback`` (``collect.backend``) when the file leaves it null."""
+        return self.backend if self.backend is not None else fallback
 
 
-def calibration_settings(
-    params: Mapping[str, Any], *, params_file: str = "params.yaml"
-) -> CalibrationSettings:
-    """Parse the calibration keys of ``params['fill']`` (absent ones take the defaults)."""
-    where = f"{params_file}: {SECTION}"
-    section = mapping(params.get(SECTION), where)
-    backend = section.get("backend")
-    if backend is None:
-        backend = collect_settings(params, params_file=params_file).backend
-    if backend not in BACKENDS:
-        raise ConfigError(f"{where}.backend: {backend!r} is not one of {', '.join(BACKENDS)}")
-    panel = section.get("panel")
-    if panel is not None:
-        if not isinstance(panel, list) or not all(isinstance(p, str) for p in panel) or not panel:
-            raise ConfigError(f"{where}.panel: expected a list of model names, or null")
-        panel = tuple(panel)
-    seed = section.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"{where}.seed: expected an integer")
-    d = CalibrationSettings()
-    settings = CalibrationSettings(
-        backend=backend,
-        seed=seed,
-        panel=panel,
-        adaptive=_adaptive(section.get("adaptive"), f"{where}.adaptive"),
-        tolerance=number(section, "tolerance", where, d.tolerance),
-    )
-    if settings.tolerance < 0:
-        raise ConfigError(f"{where}.tolerance: must not be negative")
-    return settings
+class WorldSettings(Section):
+    """``fill.world`` (simulation only): how far the simulated truth sits from the
+    fitted calibration (:class:`~curation.calibrate.SimulatedWorld`).
+
+    All zero gives the circular simulation (truth = fit, a 1PL panel with θ̂).
+    """
+
+    theta_sd: NonNegativeFloat = 0.15
+    """SD of the true abilities around the fitted θ̂ (centred over the panel)."""
+    a_sd: NonNegativeFloat = 0.2
+    """SD of the log of a new item's true discrimination (the panel answers by a 2PL
+    while calibration stays 1PL)."""
+    b_sd: NonNegativeFloat = 0.1
+    """SD of the original items' true b around their fitted b (in the true frame)."""
+    interaction_sd: NonNegativeFloat = 0.4
+    """SD of the model × item effects on the logit."""

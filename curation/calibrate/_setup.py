@@ -1,5 +1,9 @@
 """What measuring new items on a benchmark needs, read from params; the panel that does it.
 
+The settings are params.yaml ``calibrate`` (:class:`CalibrateSettings`); its
+``backend`` follows ``collect.backend`` when null (:attr:`PanelSetup.backend` is the
+one the run uses).
+
 The panel that calibrates new items must be models *in the benchmark's calibration*
 (online calibration holds their abilities fixed; a model without an ability has no
 place on the scale). Offline (``backend: simulate``) the panel is the calibration's
@@ -10,13 +14,12 @@ estimate of a child's b is consistent with its latent b. With endpoints
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curation.calibrate._settings import CalibrationSettings, calibration_settings
+from curation.calibrate._settings import CalibrateSettings
 from curation.errors import ConfigError
 from curation.grading import GradingSettings, grading_settings
 from curation.io.tables import require_output
@@ -32,6 +35,7 @@ from curation.llm import (
 )
 from curation.params import benchmark_spec
 from curation.paths import calibration_path
+from curation.settings import BackendName
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,9 @@ class PanelSetup:
     """
 
     benchmark: str
-    settings: CalibrationSettings
+    settings: CalibrateSettings
+    backend: BackendName
+    """``settings.backend``, or ``collect.backend`` when that is null."""
     llm: LLMSettings
     collect: CollectSettings
     grading: GradingSettings
@@ -51,31 +57,37 @@ class PanelSetup:
     calibration_file: Path
     panel: list[PanelModel]
 
+    @property
+    def simulated(self) -> bool:
+        """The seeded simulation answers (records say ``source = simulated``)."""
+        return backend_kind(self.backend).simulated
+
     def provenance(self) -> dict[str, Any]:
         """What a measurement was made with (for a record's lineage)."""
         s = self.settings
         return {
             "calibration": str(self.calibration_file),
-            "backend": s.backend,
+            "backend": self.backend,
             "panel": [m.name for m in self.panel],
-            "adaptive": dataclasses.asdict(s.adaptive),
+            "adaptive": s.adaptive.model_dump(),
             "tolerance": s.tolerance,
             "seed": s.seed,
         }
 
 
 def select_panel(
-    settings: CalibrationSettings,
+    settings: CalibrateSettings,
     calibration: Calibration,
     configured: Sequence[PanelModel] | None,
     *,
+    backend: BackendName,
     benchmark: str,
     params_file: str = "params.yaml",
 ) -> list[PanelModel]:
     """The panel that calibrates new items (see the module docstring)."""
-    where = f"{params_file}: fill.panel"
+    where = f"{params_file}: calibrate.panel"
     abilities = calibration.abilities
-    if backend_kind(settings.backend).simulated:
+    if backend_kind(backend).simulated:
         names = list(settings.panel or calibration.panel)
         unknown = [n for n in names if n not in abilities]
         if unknown:
@@ -108,44 +120,50 @@ def select_panel(
             f"{[m.name for m in configured or ()]}, the calibration has "
             f"{list(calibration.panel)[:8]}{'…' if len(calibration.panel) > 8 else ''}. "
             "Collect this benchmark's responses with your panel (collect.enabled: true) and "
-            "re-run annotate, or use fill.backend: simulate"
+            "re-run annotate, or use calibrate.backend: simulate"
         )
     return chosen
 
 
 def panel_setup(
-    params: dict[str, Any],
     benchmark: str,
     *,
+    settings: CalibrateSettings,
+    params: dict[str, Any],
     params_file: str = "params.yaml",
-    settings: CalibrationSettings | None = None,
 ) -> PanelSetup:
-    """Settings, the benchmark's calibration and the panel models that are in it.
+    """``settings`` (params.yaml ``calibrate``), the benchmark's calibration and the panel
+    models that are in it.
 
-    ``settings`` defaults to :func:`calibration_settings` of ``params`` (the fill
-    stage passes the ones its own parse of ``fill`` gave).
+    ``params`` is the params mapping that the llm, collect, panel and benchmark parsers
+    still read (transitional: they become sections of the validated file; a package does
+    not import ``curation.params_model``, which composes every package's section).
     """
     spec = benchmark_spec(params, benchmark, params_file=params_file)
-    if settings is None:
-        settings = calibration_settings(params, params_file=params_file)
+    collect = collect_settings(params, params_file=params_file)
+    backend = settings.backend_or(collect.backend)
     cal_file = require_output(calibration_path(benchmark), produced_by=f"annotate@{benchmark}")
     calibration = Calibration.load(cal_file)
     configured = (
-        None
-        if backend_kind(settings.backend).simulated
-        else panel_models(params, params_file=params_file)
+        None if backend_kind(backend).simulated else panel_models(params, params_file=params_file)
     )
     return PanelSetup(
         benchmark=benchmark,
         settings=settings,
+        backend=backend,
         llm=llm_settings(params, params_file=params_file),
-        collect=collect_settings(params, params_file=params_file),
+        collect=collect,
         grading=grading_settings(
             spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
         ),
         calibration=calibration,
         calibration_file=cal_file,
         panel=select_panel(
-            settings, calibration, configured, benchmark=benchmark, params_file=params_file
+            settings,
+            calibration,
+            configured,
+            backend=backend,
+            benchmark=benchmark,
+            params_file=params_file,
         ),
     )

@@ -33,27 +33,14 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
+from curation.calibrate._settings import WorldSettings
 from curation.hashing import hashed_normal
 from curation.irt import Calibration
 from curation.llm import SimulatedBackend
-
-
-@dataclass(frozen=True)
-class WorldSettings:
-    """How far the simulated truth sits from the fitted calibration (``fill.world``).
-
-    All zero gives the circular simulation (truth = fit, a 1PL panel with θ̂).
-    """
-
-    theta_sd: float = 0.15
-    a_sd: float = 0.2
-    b_sd: float = 0.1
-    interaction_sd: float = 0.4
 
 
 class SimulatedWorld:
@@ -91,7 +78,7 @@ class SimulatedWorld:
             for item in items
         }
         blob = json.dumps(
-            {"seed": seed, "settings": asdict(settings), "theta": sorted(self.theta.items())},
+            {"seed": seed, "settings": settings.model_dump(), "theta": sorted(self.theta.items())},
             sort_keys=True,
         )
         self.fingerprint = hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -165,7 +152,7 @@ class SimulatedWorld:
 
     def describe(self) -> dict[str, Any]:
         """What the lineage and metrics record of the world."""
-        return {"seed": self.seed, **asdict(self.settings), "fingerprint": self.fingerprint}
+        return {"seed": self.seed, **self.settings.model_dump(), "fingerprint": self.fingerprint}
 
 
 class WorldBackend(SimulatedBackend):

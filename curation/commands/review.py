@@ -106,6 +106,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_recalibrate(args: argparse.Namespace) -> int:
     import sys
 
+    from curation.params_model import validate_params
     from curation.review import recalibrate
 
     params, config = _context(args)
@@ -117,6 +118,7 @@ def cmd_recalibrate(args: argparse.Namespace) -> int:
     report = recalibrate(
         config=config,
         params=params,
+        calibrate=validate_params(params, params_file=where).calibrate,
         params_file=where,
         benchmarks=args.benchmark,
         force=args.force,

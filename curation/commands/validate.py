@@ -73,8 +73,9 @@ def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
 
 def run_validate(args: argparse.Namespace) -> int:
     params = load_params(args.params)
-    validate_params(params, params_file=args.params)
+    parsed = validate_params(params, params_file=args.params)
     if not args.schema_only:
+        parsed.fill.prompt_files(params_file=args.params)  # as the fill stage checks them
         for line in check_files(params, params_file=args.params):
             print(f"  {line}")
     print(f"{args.params}: OK")

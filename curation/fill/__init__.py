@@ -11,9 +11,10 @@ oracle (a point exactly at each target) run beside it for comparison. A journal 
 ``data/fill/<benchmark>/`` lets a killed run resume where it stopped. Every candidate
 is a :class:`curation.candidates.Candidate`.
 
-* :func:`fill_settings` / :class:`FillSettings` — params.yaml ``fill`` (its calibration
-  keys are :class:`curation.calibrate.CalibrationSettings`, ``FillSettings.calibration``);
-  :class:`RewriteSimulation` (the offline rewriter's documented model).
+* :class:`FillSettings` — params.yaml ``fill`` (how children are measured is
+  ``calibrate``, :class:`curation.calibrate.CalibrateSettings`);
+  :class:`RewriteSimulationSettings` (the offline rewriter's documented model, with the
+  :data:`SKILLS` presets), :class:`RefineSettings`.
 * :func:`afill` → :class:`FillResult` — one benchmark's run.
 * :func:`load_judge_factory` — ``fill.judge: "module:factory"``, a factory of a
   :class:`curation.candidates.Judge`.
@@ -28,23 +29,25 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.fill._config import FillSettings, RewriteSimulation, fill_settings
     from curation.fill._hooks import JudgeFactory, load_judge_factory
     from curation.fill._run import FillResult, afill
-    from curation.fill._settings import AdaptiveSettings, RefineSettings, RewriteSimulationSettings
+    from curation.fill._settings import (
+        SKILLS,
+        FillSettings,
+        RefineSettings,
+        RewriteSimulationSettings,
+    )
     from curation.fill._targets import Target, next_target, oracle_insertions, top_k_reduction
 
 _EXPORTS = {
-    "AdaptiveSettings": "_settings",
+    "SKILLS": "_settings",
+    "FillResult": "_run",
+    "FillSettings": "_settings",
+    "JudgeFactory": "_hooks",
     "RefineSettings": "_settings",
     "RewriteSimulationSettings": "_settings",
-    "FillResult": "_run",
-    "FillSettings": "_config",
-    "JudgeFactory": "_hooks",
-    "RewriteSimulation": "_config",
     "Target": "_targets",
     "afill": "_run",
-    "fill_settings": "_config",
     "load_judge_factory": "_hooks",
     "next_target": "_targets",
     "oracle_insertions": "_targets",
@@ -52,16 +55,14 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AdaptiveSettings",
-    "RefineSettings",
-    "RewriteSimulationSettings",
+    "SKILLS",
     "FillResult",
     "FillSettings",
     "JudgeFactory",
-    "RewriteSimulation",
+    "RefineSettings",
+    "RewriteSimulationSettings",
     "Target",
     "afill",
-    "fill_settings",
     "load_judge_factory",
     "next_target",
     "oracle_insertions",

@@ -18,7 +18,8 @@ from curation.candidates import Judge
 from curation.errors import ConfigError
 
 JudgeFactory = Callable[..., Judge]
-"""``factory(params, *, params_file, benchmark) -> Judge``, named in ``fill.judge``."""
+"""``factory(params: ParamsFile, *, params_file, benchmark) -> Judge``, named in
+``fill.judge``: it gets the validated params file (:class:`curation.params_model.ParamsFile`)."""
 
 
 def load_judge_factory(spec: str, *, where: str) -> JudgeFactory:

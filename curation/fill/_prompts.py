@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curation.fill._memory import MemoryEntry
+from curation.fill._settings import PROMPT_NAMES, PromptName
 from curation.llm import Message
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
-_NAMES = ("system", "benchfill", "baseline", "reference")
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,12 @@ class Prompts:
         return hashlib.sha256(getattr(self, name).encode("utf-8")).hexdigest()
 
 
-def load_prompts(overrides: Mapping[str, Path] | None = None) -> Prompts:
-    """The built-in templates, each replaced by its override file if one is given."""
+def load_prompts(overrides: Mapping[PromptName, str | Path] | None = None) -> Prompts:
+    """The built-in templates, each replaced by its override file if one is given
+    (``fill.prompts``; the stage checks first that each is a file,
+    :meth:`~curation.fill.FillSettings.prompt_files`)."""
     texts = {}
-    for name in _NAMES:
+    for name in PROMPT_NAMES:
         path = (overrides or {}).get(name) or PROMPT_DIR / f"{name}.txt"
         texts[name] = Path(path).read_text(encoding="utf-8").strip() + "\n"
     return Prompts(**texts)

@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from curation.calibrate import PanelSetup, SimulatedWorld, open_panel
+from curation.calibrate import CalibrateSettings, PanelSetup, SimulatedWorld, open_panel
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, Candidate, Judge, candidates_frame
 from curation.errors import ConfigError
-from curation.fill._config import FillSettings
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, seed_entries
 from curation.fill._metrics import method_metrics, ratio
@@ -37,6 +36,7 @@ from curation.fill._search import (
     run_oracle,
     seed_index,
 )
+from curation.fill._settings import PROMPT_NAMES, FillSettings
 from curation.fill._simulate import SimulatedRewriter
 from curation.fill._targets import n_targets
 from curation.grading import GradingSettings
@@ -47,9 +47,9 @@ from curation.llm import (
     CompletionCache,
     LLMSettings,
     PanelModel,
-    backend_kind,
 )
 from curation.measure import max_gap, top_k_sum
+from curation.settings import BackendName
 
 JOURNAL = "journal.jsonl"
 
@@ -104,6 +104,8 @@ def fingerprint(
     *,
     benchmark: str,
     settings: FillSettings,
+    calibrate: CalibrateSettings,
+    backend: BackendName,
     panel: Sequence[PanelModel],
     calibration: Calibration,
     items: pl.DataFrame,
@@ -117,7 +119,7 @@ def fingerprint(
     prompts = load_prompts(settings.prompts)
     payload = {
         "benchmark": benchmark,
-        "settings": settings.fingerprint_dict(),
+        "settings": settings.fingerprint_dict(calibrate, backend=backend),
         "panel": [
             [
                 m.name,
@@ -137,7 +139,7 @@ def fingerprint(
         "template_for": sorted(collect.template_for.items()),
         "send_seed": llm.send_seed,
         "grading": dataclasses.asdict(grading) if grading is not None else None,
-        "prompts": {n: prompts.sha(n) for n in ("system", "benchfill", "baseline", "reference")},
+        "prompts": {n: prompts.sha(n) for n in PROMPT_NAMES},
     }
     blob = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -176,9 +178,9 @@ async def afill(
 ) -> FillResult:
     """Run BenchFill, the baseline and the oracle on one benchmark; resume from ``workdir``.
 
-    ``setup`` comes from :func:`curation.calibrate.panel_setup` with ``settings``'
-    calibration keys. Call inside the event loop that runs it (the real backend's
-    connection pools belong to one loop).
+    ``setup`` comes from :func:`curation.calibrate.panel_setup` (params.yaml
+    ``calibrate``: backend, seed, panel, adaptive, tolerance). Call inside the event
+    loop that runs it (the real backend's connection pools belong to one loop).
 
     Offline, the panel answers from a :class:`~curation.calibrate.SimulatedWorld`
     drawn around the calibration (``fill.world``), and the figures are given twice: on
@@ -192,7 +194,7 @@ async def afill(
     if not seed:
         raise ConfigError(f"{benchmark}: no item has a difficulty; run annotate first")
     z_before = np.array([e.z for e in seed], dtype=np.float64)
-    simulated = backend_kind(settings.backend).simulated
+    simulated = setup.simulated
     world = (
         SimulatedWorld(
             calibration,
@@ -212,6 +214,8 @@ async def afill(
     fp = fingerprint(
         benchmark=benchmark,
         settings=settings,
+        calibrate=setup.settings,
+        backend=setup.backend,
         panel=panel,
         calibration=calibration,
         items=items,
@@ -238,6 +242,7 @@ async def afill(
         ctx = Context(
             benchmark=benchmark,
             settings=settings,
+            calibrate=setup.settings,
             panel=measuring,
             rewriter=rewriter,
             rewriter_model=settings.rewriter,
@@ -267,7 +272,7 @@ async def afill(
             await rewriter.aclose()
         await measuring.aclose()
 
-    fixed = settings.fixed_budget(len(panel))
+    fixed = settings.fixed_budget(len(panel), setup.settings.adaptive)
     methods: dict[str, Any] = {}
     for name, track in tracks.items():
         methods[name] = method_metrics(
@@ -277,7 +282,7 @@ async def afill(
             n_targets=n_targets(settings.targets, settings.insertions),
             rounds=track.rounds,
             fixed_budget=fixed,
-            tolerance=settings.tolerance,
+            tolerance=setup.settings.tolerance,
             z_axis_before=z_axis,
             z_world_before=z_world,
         )
@@ -286,7 +291,7 @@ async def afill(
     metrics: dict[str, Any] = {
         "benchmark": benchmark,
         "source": source,
-        "backend": settings.backend,
+        "backend": setup.backend,
         "calibration": calibration_file,
         "panel_size": len(panel),
         "n_items": int(z_before.size),
@@ -294,11 +299,11 @@ async def afill(
         if isinstance(settings.targets, str)
         else list(settings.targets),
         "insertions": n_targets(settings.targets, settings.insertions),
-        "tolerance": settings.tolerance,
+        "tolerance": setup.settings.tolerance,
         "top_3_before": round(top_k_sum(z_before, 3), 6),
         "max_gap_before": round(max_gap(z_before), 6),
         "fixed_budget_per_insertion": fixed,
-        "adaptive": dataclasses.asdict(settings.adaptive),
+        "adaptive": setup.settings.adaptive.model_dump(),
         "benchfill_vs_oracle": ratio(bf, methods.get(ORACLE, {}).get("top_3_reduction_pct")),
         "benchfill_vs_baseline": ratio(bf, methods.get(BASELINE, {}).get("top_3_reduction_pct")),
         "true": _true_summary(methods, world, z_world),

@@ -38,8 +38,9 @@ from curation.calibrate import (
     OFF_TARGET,
     ON_TARGET,
     Z90,
-    AdaptiveRule,
+    AdaptiveSettings,
     Annotation,
+    CalibrateSettings,
     Child,
     Panel,
     SimulatedWorld,
@@ -69,11 +70,11 @@ from curation.candidates import (
     Source,
     passed,
 )
-from curation.fill._config import FillSettings
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
 from curation.fill._parse import ParseFailure, parse_rewrite
 from curation.fill._prompts import Prompts, prompt_hash, rewrite_messages
+from curation.fill._settings import FillSettings
 from curation.fill._simulate import SIMULATED_REWRITER, Brief, SimulatedRewriter
 from curation.fill._targets import Target, n_targets, next_target
 from curation.fill._validity import DuplicateIndex, unsaid_answer_change
@@ -99,6 +100,8 @@ class Context:
 
     benchmark: str
     settings: FillSettings
+    calibrate: CalibrateSettings
+    """How the children are measured (params.yaml ``calibrate``)."""
     panel: Panel
     rewriter: Backend
     rewriter_model: PanelModel
@@ -407,8 +410,8 @@ async def run_round(
         [c for _, c in children],
         ctx.panel,
         target_z=target.z,
-        tolerance=s.tolerance,
-        rule=s.screening,
+        tolerance=ctx.calibrate.tolerance,
+        rule=s.screening(ctx.calibrate.adaptive),
         stop_on_target=stop_on_target,
         on_result=ctx.count,
     )
@@ -417,7 +420,10 @@ async def run_round(
         a = annotated[i] = notes[child.item]
         lineages[i].update(annotation_lineage(a))
         records[i] = record_measurement(
-            records[i].replace(source=ctx.source), a, target_z=target.z, tolerance=s.tolerance
+            records[i].replace(source=ctx.source),
+            a,
+            target_z=target.z,
+            tolerance=ctx.calibrate.tolerance,
         )
     out = []
     for i, (job, rec, rewrite) in enumerate(zip(jobs, records, rewrites, strict=True)):
@@ -456,7 +462,7 @@ def _counts(rec: Candidate) -> dict[str, list[int]]:
 
 
 async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> list[Candidate]:
-    """Re-measure the round's finalists until the leader is known to be close (RefineRule).
+    """Re-measure the round's finalists until the leader is known to be close (``fill.refine``).
 
     Each step ranks the round's calibrated children (all but the clearly off-target
     ones) by their expected squared deviation from z* (:func:`expected_sq_dev`, shrunk
@@ -481,7 +487,7 @@ async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> 
     extra = dict.fromkeys(open_, 0)
     cost = {i: Annotation("").cost() for i in open_}
     notes: dict[int, Annotation] = {}
-    good_enough = (s.tolerance / 2) ** 2  # the documented rule: root ESD <= tolerance/2
+    good_enough = (ctx.calibrate.tolerance / 2) ** 2  # the documented rule: root ESD <= tolerance/2
     while True:
         prior = _prior_of([est[i] for i in open_])
         score = {i: _esd(*est[i], target.z, prior) for i in open_}
@@ -500,7 +506,7 @@ async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> 
         groups: dict[int, list[int]] = {}
         for i in chosen:
             groups.setdefault(extra[i], []).append(i)
-        batch_rule = AdaptiveRule(
+        batch_rule = AdaptiveSettings(
             enabled=False, first_batch=rule.batch, batch=rule.batch, max_trials=rule.batch
         )
         results = await asyncio.gather(
@@ -509,11 +515,11 @@ async def refine(ctx: Context, records: Sequence[Candidate], target: Target) -> 
                     [_child_of(out[i]) for i in idx],
                     ctx.panel,
                     target_z=target.z,
-                    tolerance=s.tolerance,
+                    tolerance=ctx.calibrate.tolerance,
                     rule=batch_rule,
                     stop_on_target=False,
                     on_result=ctx.count,
-                    first_sample=s.adaptive.max_trials + done,
+                    first_sample=ctx.calibrate.adaptive.max_trials + done,
                 )
                 for done, idx in groups.items()
             )
@@ -549,11 +555,11 @@ def _refined(
     ctx: Context, rec: Candidate, a: Annotation, target: Target, extra: int, cost: dict[str, int]
 ) -> Candidate:
     """``rec`` with its pooled (screening + refinement) measurement and outcome."""
-    s = ctx.settings
+    adaptive, tolerance = ctx.calibrate.adaptive, ctx.calibrate.tolerance
     lineage = rec.lineage_dict()
     a.trials_per_model = int(lineage.get("trials_per_model") or 0) + extra
     lo, hi = ctx.panel.calibration.to_z(
-        np.array([a.b - s.adaptive.reject_k * a.se, a.b + s.adaptive.reject_k * a.se])  # type: ignore[operator]
+        np.array([a.b - adaptive.reject_k * a.se, a.b + adaptive.reject_k * a.se])  # type: ignore[operator]
     )
     a.outcome = decide(
         z=float(a.z),  # type: ignore[arg-type]
@@ -562,13 +568,13 @@ def _refined(
         hi=1.0 if a.bound == "none-solved" else float(hi),
         bound=a.bound,
         target_z=target.z,
-        tolerance=s.tolerance,
-        rule=s.adaptive,
-        trials_per_model=max(a.trials_per_model, s.adaptive.max_trials),
+        tolerance=tolerance,
+        rule=adaptive,
+        trials_per_model=max(a.trials_per_model, adaptive.max_trials),
     )
     lineage["refinement"] = {
         "trials_per_model": extra,
-        "first_sample": s.adaptive.max_trials,
+        "first_sample": adaptive.max_trials,
         "screening": {
             "decision": lineage.get("decision"),
             "se_z": lineage.get("se_z"),
@@ -578,7 +584,7 @@ def _refined(
     lineage.update(annotation_lineage(a))
     lineage["cost"] = _with_panel_cost(lineage.get("cost"), cost)
     out = record_measurement(
-        rec, a, target_z=target.z, tolerance=s.tolerance, reason_prefix="refined: "
+        rec, a, target_z=target.z, tolerance=tolerance, reason_prefix="refined: "
     )
     return out.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))
 
@@ -723,9 +729,9 @@ async def _search_target(
             + (f", best z {best_now.z:.4f}" if best_now else "")
             + (" (journal)" if rec is not None else "")
         )
-        s = ctx.settings
+        m = ctx.calibrate
         if stop_on_target and any(
-            _settled(c, target.z, s.tolerance, s.adaptive.max_trials) for c in here
+            _settled(c, target.z, m.tolerance, m.adaptive.max_trials) for c in here
         ):
             break
     best = select(here, target.z)
@@ -791,7 +797,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         best.answer_type,
         tuple(choices) if choices else None,
     )
-    rule = AdaptiveRule(
+    rule = AdaptiveSettings(
         enabled=False,
         first_batch=s.confirm_trials,
         batch=s.confirm_trials,
@@ -801,11 +807,11 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         [child],
         ctx.panel,
         target_z=target.z,
-        tolerance=s.tolerance,
+        tolerance=ctx.calibrate.tolerance,
         rule=rule,
         stop_on_target=False,
         on_result=ctx.count,
-        first_sample=s.confirm_first_sample,
+        first_sample=s.confirm_first_sample(ctx.calibrate.adaptive),
     )
     a = notes[child.item]
     if a.z is None:  # no graded answer: keep the selection's measurement
@@ -836,7 +842,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
     lineage["pooled"] = {"z": pooled.z, "se_z": pooled.se_z}
     lineage["confirmation"] = {
         "trials_per_model": s.confirm_trials,
-        "first_sample": s.confirm_first_sample,
+        "first_sample": s.confirm_first_sample(ctx.calibrate.adaptive),
         "se_z": a.se_z,
         "bound": a.bound,
         "cost": cost,
@@ -847,7 +853,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         best,
         a,
         target_z=target.z,
-        tolerance=s.tolerance,
+        tolerance=ctx.calibrate.tolerance,
         reason_prefix="confirmed with fresh trials: ",
     )
     return confirmed.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))

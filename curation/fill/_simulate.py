@@ -2,7 +2,7 @@
 
 It answers the very requests a real rewriter gets (same prompts, same cache, same
 parser) with a JSON rewrite whose difficulty follows the documented model of
-:class:`~curation.fill.RewriteSimulation`. It cannot write a new problem, so it says
+:class:`~curation.fill.RewriteSimulationSettings`. It cannot write a new problem, so it says
 so: the child's question is the parent's behind the header of
 :func:`curation.calibrate.simulated_header`
 (``[simulated rewrite of <parent>; latent b = <b>]``) and its answer is the parent's.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from curation.calibrate import simulated_header
-from curation.fill._config import RewriteSimulation
+from curation.fill._settings import RewriteSimulationSettings
 from curation.hashing import hashed_normal, hashed_uniform
 from curation.llm import ChatRequest, Completion
 
@@ -47,7 +47,7 @@ class SimulatedRewriter:
 
     name = "simulated"
 
-    def __init__(self, *, seed: int, simulation: RewriteSimulation) -> None:
+    def __init__(self, *, seed: int, simulation: RewriteSimulationSettings) -> None:
         self.seed = seed
         self.simulation = simulation
         blob = json.dumps(

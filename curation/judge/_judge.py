@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from curation.candidates import Verdict
 from curation.errors import ConfigError
 from curation.grading import GradingSettings, answers_agree, method_for
@@ -520,12 +522,15 @@ def build_judge(
 
 
 def fill_judge(
-    params: Mapping[str, Any], *, params_file: str = "params.yaml", benchmark: str | None = None
+    params: BaseModel, *, params_file: str = "params.yaml", benchmark: str | None = None
 ) -> LLMJudge | None:
     """BenchFill's judge factory: ``fill.judge: "curation.judge:fill_judge"`` in params.
 
+    ``params`` is the validated params file (``curation.params_model.ParamsFile``, typed by
+    its base: a package does not import the module that composes every package's section).
     The same judge as :func:`build_judge` (``benchmark`` is part of the factory
     signature; grading options are looked up per candidate's benchmark anyway).
     BenchFill closes it with ``aclose``.
     """
-    return build_judge(params, params_file=params_file)
+    # transitional: build_judge still reads the mapping (what params_model.legacy_mapping gives)
+    return build_judge(params.model_dump(exclude_unset=True), params_file=params_file)

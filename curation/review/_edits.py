@@ -71,7 +71,7 @@ def latent_b(base: Mapping[str, Any], lineage: Mapping[str, Any]) -> tuple[float
         return float(base["b"]), "original candidate calibrated b"
     raise InputError(
         "simulation: no latent difficulty for this edit (the original candidate has no "
-        "simulation lineage, header or calibrated b); use fill.backend: openai",
+        "simulation lineage, header or calibrated b); use calibrate.backend: openai",
         record=f"candidate {base.get('candidate')}",
     )
 

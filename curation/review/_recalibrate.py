@@ -2,19 +2,19 @@
 
 ``curate review recalibrate`` measures each exported edited item
 (:mod:`curation.review._edits`) again exactly as BenchFill measures a child, with
-:mod:`curation.calibrate`: the same panel and settings, online calibration on
+:mod:`curation.calibrate` and params.yaml ``calibrate`` (the section BenchFill measures
+with): the same panel and settings, online calibration on
 ``data/calibration/<b>.json``, but no search (:func:`curation.calibrate.measure`: no
-off-target stop; the status reason says whether it is within ``fill.tolerance`` of its
-original target). The judge's verdict (``judge.enabled``) sits beside it and changes no
-status. Each result is a :class:`~curation.candidates.Candidate` (same id, edited text,
-``calibrated`` or ``invalid``, a lineage naming the edit) in
+off-target stop; the status reason says whether it is within ``calibrate.tolerance`` of
+its original target). The judge's verdict (``judge.enabled``) sits beside it and changes
+no status. Each result is a :class:`~curation.candidates.Candidate` (same id, edited
+text, ``calibrated`` or ``invalid``, a lineage naming the edit) in
 ``data/review/recalibrated/<b>.parquet``, one per candidate (the latest edit's; older
 records kept), which ``curate review seed`` reads by default: the item returns as a
 new, measured, ``pending`` version. An edit already measured for its (decision, text)
-is not asked again. Simulated (``backend: simulate``): an edit keeps the original's
-latent difficulty (:func:`~curation.review._edits.latent_b`, recorded with where it
-came from) and every record says ``source = simulated``.
-"""
+is not asked again. Simulated (``calibrate.backend: simulate``): an edit keeps the
+original's latent difficulty (:func:`~curation.review._edits.latent_b`, recorded with
+where it came from) and every record says ``source = simulated``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.calibrate import (
+    CalibrateSettings,
     Child,
     annotation_lineage,
     gradable_problem,
@@ -45,7 +46,6 @@ from curation.candidates import (
     Source,
     candidates_frame,
 )
-from curation.fill import fill_settings
 from curation.io.tables import write_table
 from curation.llm import CallResult, CompletionCache, llm_settings
 from curation.review._config import ReviewConfig
@@ -123,6 +123,7 @@ async def _measure(
     todo: Sequence[Edit],
     *,
     params: dict[str, Any],
+    calibrate: CalibrateSettings,
     params_file: str,
     cache: CompletionCache,
     judge: Any,
@@ -131,12 +132,11 @@ async def _measure(
 ) -> list[Candidate]:
     """Judge and measure the edits ``todo`` of one benchmark: their records."""
     b = found.benchmark
-    # BenchFill's calibration settings, parsed (and the section checked) as fill parses them
-    settings = fill_settings(params, params_file=params_file).calibration
-    setup = panel_setup(params, b, params_file=params_file, settings=settings)
-    simulated = settings.simulated
+    # params.yaml calibrate: the backend, seed, panel and adaptive rule BenchFill measures with
+    setup = panel_setup(b, settings=calibrate, params=params, params_file=params_file)
+    settings, simulated = setup.settings, setup.simulated
     latents = {e.item: latent_b(e.base, e.lineage) for e in todo} if simulated else {}
-    # the panel: fill's backend, seed, panel and adaptive rule; simulated edits keep a latent b
+    # simulated edits keep a latent b
     panel = open_panel(setup, cache=cache, latent=lambda c: latents[c.item][0], environ=environ)
     if report.source != SIMULATED:
         report.source = panel.source
@@ -210,6 +210,7 @@ async def arecalibrate(
     *,
     config: ReviewConfig,
     params: dict[str, Any],
+    calibrate: CalibrateSettings,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,
@@ -242,6 +243,7 @@ async def arecalibrate(
                         f,
                         todo,
                         params=params,
+                        calibrate=calibrate,
                         params_file=params_file,
                         cache=cache,
                         judge=judge,
@@ -272,6 +274,7 @@ def recalibrate(
     *,
     config: ReviewConfig,
     params: dict[str, Any],
+    calibrate: CalibrateSettings,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,
@@ -281,7 +284,9 @@ def recalibrate(
 ) -> RecalibrationReport:
     """Measure the exported edited items again; write ``data/review/recalibrated/<b>.parquet``.
 
-    ``benchmarks`` defaults to params' benchmarks (one without an edited file is
+    ``calibrate`` is params.yaml ``calibrate``, validated with the rest of the file
+    (``params`` is the same file as a mapping, which the review, llm and judge parsers
+    still read). ``benchmarks`` defaults to params' benchmarks (one without an edited file is
     skipped). ``force`` recalibrates every edited item, even one already done for its
     decision and text. ``db`` (default ``config.db``) is where an edit's original
     candidate is looked up when no configured candidate table has it. See the module
@@ -291,6 +296,7 @@ def recalibrate(
         arecalibrate(
             config=config,
             params=params,
+            calibrate=calibrate,
             params_file=params_file,
             benchmarks=benchmarks,
             force=force,

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from curation.calibrate import AdaptiveRule, Child, Panel, annotate, b_of_z, z_slope
+from curation.calibrate import AdaptiveSettings, Child, Panel, annotate, b_of_z, z_slope
 from curation.irt import Calibration
 from curation.llm import ChatRequest, Completion, CompletionCache, LLMSettings, collect_settings
 
@@ -77,7 +77,7 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
     difficulty = {"on": b_of_z(CAL, z_star), "off": b_of_z(CAL, 0.92)}
     backend = ControlledPanel(difficulty)
     panel = _panel(tmp_path, backend)
-    rule = AdaptiveRule(first_batch=2, batch=2, max_trials=32, se_accept=0.03, reject_k=2.0)
+    rule = AdaptiveSettings(first_batch=2, batch=2, max_trials=32, se_accept=0.03, reject_k=2.0)
     notes = _run(
         panel,
         [_child("on"), _child("off")],
@@ -100,7 +100,7 @@ def test_stops_early_on_clearly_off_and_clearly_on_children(tmp_path):
         [_child("on"), _child("off")],
         target_z=z_star,
         tolerance=0.05,
-        rule=AdaptiveRule(enabled=False, max_trials=32),
+        rule=AdaptiveSettings(enabled=False, max_trials=32),
         stop_on_target=False,
     )
     assert fixed["on"].n_trials == fixed["off"].n_trials == 32 * 40
@@ -113,7 +113,7 @@ def test_an_accepted_child_closes_its_open_siblings(tmp_path):
     # z* = 0.5 with a wide tolerance: both children are on target, but the one at the
     # panel's centre is measured more precisely per trial than the one near the top
     difficulty = {"centre": b_of_z(CAL, 0.5), "edge": b_of_z(CAL, 0.95)}
-    rule = AdaptiveRule(first_batch=2, batch=2, max_trials=32, se_accept=0.02)
+    rule = AdaptiveSettings(first_batch=2, batch=2, max_trials=32, se_accept=0.02)
     kw = dict(target_z=0.5, tolerance=0.46, rule=rule)
     alone = _run(
         _panel(tmp_path / "a", ControlledPanel(difficulty)),
@@ -138,7 +138,7 @@ def test_an_accepted_child_closes_its_open_siblings(tmp_path):
 def test_a_rerun_is_served_from_the_cache(tmp_path):
     difficulty = {"on": 0.0}
     first = ControlledPanel(difficulty)
-    rule = AdaptiveRule(first_batch=2, batch=2, max_trials=8, se_accept=0.001)
+    rule = AdaptiveSettings(first_batch=2, batch=2, max_trials=8, se_accept=0.001)
     kw = dict(target_z=0.5, tolerance=0.01, rule=rule, stop_on_target=True)
     a = _run(_panel(tmp_path, first), [_child("on")], **kw)["on"]
     again = ControlledPanel(difficulty)

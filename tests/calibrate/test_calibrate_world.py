@@ -14,7 +14,7 @@ import pytest
 
 from curation.calibrate import (
     ON_TARGET,
-    AdaptiveRule,
+    AdaptiveSettings,
     Child,
     Panel,
     SimulatedWorld,
@@ -78,7 +78,7 @@ def _child(item: str, b: float) -> Child:
 
 
 def _measure(panel: Panel, children, *, trials: int, first_sample: int = 0):
-    rule = AdaptiveRule(enabled=False, first_batch=trials, batch=trials, max_trials=trials)
+    rule = AdaptiveSettings(enabled=False, first_batch=trials, batch=trials, max_trials=trials)
     return asyncio.run(
         annotate(
             children,
@@ -150,7 +150,7 @@ def test_on_target_only_when_the_interval_agrees():
     # estimate inside the tolerance, interval three times wider: not on target
     assert not on_target_consistent(z=0.501, se_z=0.03, target_z=0.5, tolerance=tol)
     assert not on_target_consistent(z=0.525, se_z=0.001, target_z=0.5, tolerance=tol)
-    rule = AdaptiveRule(first_batch=2, batch=2, max_trials=32, se_accept=0.03, reject_k=2.0)
+    rule = AdaptiveSettings(first_batch=2, batch=2, max_trials=32, se_accept=0.03, reject_k=2.0)
     kw = dict(lo=0.44, hi=0.56, bound=None, target_z=0.5, tolerance=tol, rule=rule)
     # inside the tolerance with a wide SE: keep collecting; at the budget: "budget"
     assert decide(z=0.501, se_z=0.025, trials_per_model=10, **kw) is None
@@ -161,7 +161,7 @@ def test_on_target_only_when_the_interval_agrees():
     bounded = {**kw, "bound": "all-solved"}
     assert decide(z=0.5, se_z=0.001, trials_per_model=32, **bounded) == "budget"
     # the fixed allocation applies the same rule at the end
-    fixed = AdaptiveRule(enabled=False, max_trials=32)
+    fixed = AdaptiveSettings(enabled=False, max_trials=32)
     assert decide(z=0.501, se_z=0.025, trials_per_model=32, **{**kw, "rule": fixed}) == "budget"
 
 

@@ -114,8 +114,14 @@ def items() -> list[dict[str, Any]]:
     ]
 
 
-def write_project(root: Path, *, fill: dict[str, Any], n_models: int = 4) -> Path:
-    """Items, difficulty, calibration and params (fill.backend: openai) under ``root``."""
+def write_project(
+    root: Path,
+    *,
+    fill: dict[str, Any],
+    calibrate: dict[str, Any] | None = None,
+    n_models: int = 4,
+) -> Path:
+    """Items, difficulty, calibration and params (calibrate.backend: openai) under ``root``."""
     names = list(ABILITIES)[:n_models]
     cal = Calibration(
         model="1pl",
@@ -186,8 +192,8 @@ def write_project(root: Path, *, fill: dict[str, Any], n_models: int = 4) -> Pat
             "backoff_max_s": 0.1,
             "cache": ".llm-cache/completions.sqlite",
         },
+        "calibrate": {"backend": "openai", "seed": 5, **(calibrate or {})},
         "fill": {
-            "backend": "openai",
             "seed": 5,
             "rewriter": {
                 "name": "rewriter",

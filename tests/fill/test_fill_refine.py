@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
+import re
 
 import pytest
 
-from curation.calibrate import annotate, annotation_lineage, b_of_z, record_measurement
+from curation.calibrate import (
+    AdaptiveSettings,
+    CalibrateSettings,
+    annotate,
+    annotation_lineage,
+    b_of_z,
+    record_measurement,
+)
 from curation.candidates import Candidate
 from curation.errors import ConfigError
-from curation.fill import fill_settings
+from curation.fill import FillSettings, RefineSettings
 from curation.fill._search import Context, _prior, expected_sq_dev, refine, select
 from curation.fill._targets import Target
+from curation.params_model import validate_params
 from tests.calibrate.test_calibrate_adaptive import CAL, ControlledPanel, _child, _panel
+from tests.conftest import minimal_benchmark
 
 
 class RecordingPanel(ControlledPanel):
@@ -29,7 +38,9 @@ class RecordingPanel(ControlledPanel):
         return await super().complete(request)
 
 
-def _screened(panel, settings, truth: dict[str, float], z_star: float) -> list[Candidate]:
+def _screened(
+    panel, settings, measuring, truth: dict[str, float], z_star: float
+) -> list[Candidate]:
     """Candidate records of children measured by the screening rule only."""
     children = [_child(item) for item in truth]
     notes = asyncio.run(
@@ -37,8 +48,8 @@ def _screened(panel, settings, truth: dict[str, float], z_star: float) -> list[C
             children,
             panel,
             target_z=z_star,
-            tolerance=settings.tolerance,
-            rule=settings.screening,
+            tolerance=measuring.tolerance,
+            rule=settings.screening(measuring.adaptive),
             stop_on_target=False,
         )
     )
@@ -61,7 +72,7 @@ def _screened(panel, settings, truth: dict[str, float], z_star: float) -> list[C
             calibration="cal.json",
         )
         a = notes[c.item]
-        rec = record_measurement(rec, a, target_z=z_star, tolerance=settings.tolerance)
+        rec = record_measurement(rec, a, target_z=z_star, tolerance=measuring.tolerance)
         out.append(rec.replace(lineage=json.dumps(annotation_lineage(a) | {"cost": a.cost()})))
     return out
 
@@ -69,17 +80,19 @@ def _screened(panel, settings, truth: dict[str, float], z_star: float) -> list[C
 def test_refinement_measures_only_finalists_with_fresh_trials_and_finds_the_closest(tmp_path):
     z_star = 0.5
     truth = {"near": 0.503, "close": 0.52, "far": 0.45, "off": 0.9}
-    settings = fill_settings({"fill": {"tolerance": 0.01}})
-    rule = settings.refine
-    assert settings.screening.max_trials == rule.screen_trials == 8
+    settings, measuring = FillSettings(), CalibrateSettings(tolerance=0.01)
+    rule, adaptive = settings.refine, measuring.adaptive
+    screening = settings.screening(adaptive)
+    assert screening.max_trials == rule.screen_trials == 8
     backend = RecordingPanel({k: b_of_z(CAL, z) for k, z in truth.items()})
     panel = _panel(tmp_path, backend)
-    records = _screened(panel, settings, truth, z_star)
+    records = _screened(panel, settings, measuring, truth, z_star)
     screened = {r.candidate: r for r in records}
     assert json.loads(screened["off"].lineage or "{}")["decision"] == "off-target"
     ctx = Context(  # only what the refinement reads
         benchmark="toy",
         settings=settings,
+        calibrate=measuring,
         panel=panel,
         rewriter=None,  # type: ignore[arg-type]
         rewriter_model=None,  # type: ignore[arg-type]
@@ -92,7 +105,7 @@ def test_refinement_measures_only_finalists_with_fresh_trials_and_finds_the_clos
     out = {r.candidate: r for r in asyncio.run(refine(ctx, records, Target(z_star, None)))}
     # the clearly off-target child is left alone: no trial is spent on it
     assert out["off"] == screened["off"]
-    assert max(backend.samples["off"]) < settings.screening.max_trials
+    assert max(backend.samples["off"]) < screening.max_trials
     extra = {k: json.loads(r.lineage or "{}").get("refinement", {}) for k, r in out.items()}
     n_models = len(panel.models)
     for k in ("near", "close", "far"):
@@ -100,38 +113,50 @@ def test_refinement_measures_only_finalists_with_fresh_trials_and_finds_the_clos
         assert spent % rule.batch == 0 and spent <= rule.max_trials
         assert out[k].n_trials == screened[k].n_trials + spent * n_models  # pooled counts
         # refinement trials are fresh: indices from adaptive.max_trials on, never the screening's
-        fresh = {i for i in backend.samples[k] if i >= settings.screening.max_trials}
-        first = settings.adaptive.max_trials
+        fresh = {i for i in backend.samples[k] if i >= screening.max_trials}
+        first = adaptive.max_trials
         assert fresh == set(range(first, first + spent))
     assert extra["near"]["trials_per_model"] > 0
     # the child closest on the truth is the one selected, and known to the tolerance
     best = select(list(out.values()), z_star)
     assert best is not None and best.candidate == "near"
     lineage = json.loads(best.lineage or "{}")
-    assert abs(float(best.z or 0) - z_star) <= settings.tolerance
+    assert abs(float(best.z or 0) - z_star) <= measuring.tolerance
     assert lineage["se_z"] < json.loads(screened["near"].lineage or "{}")["se_z"] / 2
     # it stopped only once the leader was expected within tolerance/2 (or out of budget)
     calibrated = [r for k, r in out.items() if r.z is not None and k != "off"]  # refine's pool
     esd = expected_sq_dev(best, z_star, _prior(calibrated))
     spent_all = extra["near"]["trials_per_model"] == rule.max_trials
-    assert esd <= (settings.tolerance / 2) ** 2 or spent_all
+    assert esd <= (measuring.tolerance / 2) ** 2 or spent_all
     # confirmation trials start past every index screening and refinement can use
-    assert settings.confirm_first_sample == settings.adaptive.max_trials + rule.max_trials
+    assert settings.confirm_first_sample(adaptive) == adaptive.max_trials + rule.max_trials
 
 
 def test_refine_settings():
-    d = fill_settings({})
-    assert d.refine.enabled and d.confirm_first_sample == 32 + d.refine.max_trials
-    off = fill_settings({"fill": {"refine": {"finalists": 0}}})
+    adaptive, cal = AdaptiveSettings(), CalibrateSettings()
+    d = FillSettings()
+    assert d.refine.enabled and d.confirm_first_sample(adaptive) == 32 + d.refine.max_trials
+    off = FillSettings(refine=RefineSettings(finalists=0))
     assert not off.refine.enabled
-    assert off.screening == off.adaptive and off.confirm_first_sample == off.adaptive.max_trials
-    capped = fill_settings({"fill": {"refine": {"screen_trials": 64}}})
-    assert capped.screening.max_trials == capped.adaptive.max_trials  # never past adaptive's
-    assert dataclasses.replace(d, refine=off.refine).fingerprint_dict() != d.fingerprint_dict()
-    for bad, where in [
-        ({"refine": {"batch": 8, "max_trials": 20}}, "fill.refine.max_trials"),
-        ({"refine": {"depth": 1}}, "fill.refine"),
-        ({"refine": {"screen_trials": 0}}, "fill.refine.screen_trials"),
+    assert off.screening(adaptive) == adaptive
+    assert off.confirm_first_sample(adaptive) == adaptive.max_trials
+    capped = FillSettings(refine=RefineSettings(screen_trials=64))
+    assert capped.screening(adaptive).max_trials == adaptive.max_trials  # never past adaptive's
+    small = AdaptiveSettings(first_batch=4, batch=2, max_trials=16)
+    screening = d.screening(small)  # capped at screen_trials (8), first batch kept
+    assert (screening.max_trials, screening.first_batch, screening.batch) == (8, 4, 2)
+    assert off.fingerprint_dict(cal, backend="simulate") != d.fingerprint_dict(
+        cal, backend="simulate"
+    )
+    for bad, where, why in [
+        ({"batch": 8, "max_trials": 20}, "fill.refine.max_trials", "multiple of batch (8)"),
+        ({"depth": 1}, "fill.refine.depth", "unknown setting"),
+        ({"screen_trials": 0}, "fill.refine.screen_trials", "greater than 0"),
     ]:
-        with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
-            fill_settings({"fill": bad})
+        expected = f"^params\\.yaml: {re.escape(where)}: .*{re.escape(why)}"
+        with pytest.raises(ConfigError, match=expected):
+            validate_params(
+                {"benchmarks": {"toy": minimal_benchmark("toy")}, "fill": {"refine": bad}}
+            )
+    # with refinement off, max_trials need not be whole batches
+    assert not RefineSettings(finalists=0, batch=8, max_trials=20).enabled

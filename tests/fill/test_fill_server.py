@@ -56,9 +56,11 @@ def test_one_round_writes_valid_calibrated_candidates(tmp_path, monkeypatch, ser
             "rounds": 1,
             "parents": 3,
             "children": 4,
+            "baseline": False,
+        },
+        calibrate={
             "tolerance": 0.0,  # never "on target": every child is fully decided
             "adaptive": {"first_batch": 4, "batch": 4, "max_trials": 16, "se_accept": 0.05},
-            "baseline": False,
         },
     )
     for k, v in _env(server).items():
@@ -163,9 +165,11 @@ _SEARCH = {
     "rounds": 2,
     "parents": 2,
     "children": 2,
+    "refine": {"finalists": 2, "batch": 2, "max_trials": 4, "screen_trials": 4},  # resumed too
+}
+_MEASURE = {
     "tolerance": 0.0,  # never on target: every round of every insertion runs
     "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 6, "se_accept": 0.01},
-    "refine": {"finalists": 2, "batch": 2, "max_trials": 4, "screen_trials": 4},  # resumed too
 }
 
 
@@ -181,7 +185,7 @@ def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
     ref_dir.mkdir()
     run_dir.mkdir()
     for root in (ref_dir, run_dir):
-        write_project(root, fill=_SEARCH)
+        write_project(root, fill=_SEARCH, calibrate=_MEASURE)
     with FakeOpenAIServer(answer, api_key=API_KEY) as ref_server, monkeypatch.context() as mp:
         for k, v in _env(ref_server).items():
             mp.setenv(k, v)
@@ -262,10 +266,12 @@ def test_a_judge_that_decides_nothing_inserts_nothing(tmp_path, monkeypatch):
             "rounds": 1,
             "parents": 2,
             "children": 4,
-            "tolerance": 0.0,
-            "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 4, "se_accept": 0.05},
             "baseline": False,
             "judge": "curation.judge:fill_judge",
+        },
+        calibrate={
+            "tolerance": 0.0,
+            "adaptive": {"first_batch": 2, "batch": 2, "max_trials": 4, "se_accept": 0.05},
         },
     )
     params = json.loads((tmp_path / "params.yaml").read_text())

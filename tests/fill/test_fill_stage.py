@@ -17,12 +17,9 @@ from pipelines import fill
 from tests.conftest import params_of
 from tests.stage_cli import run_stage
 
-FILL = {
+FILL = {"seed": 7, "insertions": 2, "rounds": 2, "parents": 2, "children": 2}
+CALIBRATE = {
     "seed": 7,
-    "insertions": 2,
-    "rounds": 2,
-    "parents": 2,
-    "children": 2,
     "tolerance": 0.05,
     "adaptive": {"first_batch": 4, "batch": 4, "max_trials": 16, "se_accept": 0.15},
 }
@@ -38,6 +35,7 @@ def project(toy_project):
 def _set_fill(root, **over):
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["fill"] = {**FILL, **over}
+    params["calibrate"] = CALIBRATE
     (root / "params.yaml").write_text(yaml.safe_dump(params))
     return load_params(root / "params.yaml")
 
@@ -145,15 +143,16 @@ def test_the_stage_s_direct_panel_draws_equal_the_call_path(project, tmp_path):
     import asyncio
 
     from curation.calibrate import panel_setup
-    from curation.fill import afill, fill_settings
+    from curation.fill import afill
     from curation.llm import CompletionCache
     from curation.paths import difficulty_path, items_path
 
     params = _set_fill(project)
     fill.run(params_of(params), "toy")
     direct, direct_metrics = _outputs(project)
-    settings = fill_settings(params)
-    setup = panel_setup(params, "toy", settings=settings.calibration)
+    validated = params_of(params)
+    settings = validated.fill
+    setup = panel_setup("toy", settings=validated.calibrate, params=params)
 
     async def through_calls():
         with CompletionCache(tmp_path / "cache.sqlite") as cache:

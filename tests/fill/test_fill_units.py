@@ -6,19 +6,38 @@ The stopping rule, the panel selection and gradability are tested in tests/calib
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
+import yaml
 
-from curation.calibrate import latent_of, simulated_header, strip_simulated_header
+from curation.calibrate import (
+    AdaptiveSettings,
+    CalibrateSettings,
+    latent_of,
+    simulated_header,
+    strip_simulated_header,
+)
 from curation.candidates import Candidate
 from curation.errors import ConfigError
-from curation.fill import fill_settings, next_target, oracle_insertions, top_k_reduction
+from curation.fill import (
+    SKILLS,
+    FillSettings,
+    RefineSettings,
+    RewriteSimulationSettings,
+    next_target,
+    oracle_insertions,
+    top_k_reduction,
+)
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
 from curation.fill._parse import ParseFailure, Rewrite, parse_rewrite
+from curation.fill._settings import MOVED_TO_CALIBRATE
 from curation.fill._targets import gap_containing
 from curation.fill._validity import DuplicateIndex
+from curation.params_model import ParamsFile, read_params, validate_params
+from tests.conftest import REPO, minimal_benchmark
 
 # ---- targets and the oracle ----------------------------------------------------------------
 
@@ -211,57 +230,144 @@ def test_parse_rewrite_cut_off_output():
 # ---- settings -------------------------------------------------------------------------------
 
 
+def _params(**sections: object) -> ParamsFile:
+    return validate_params({"benchmarks": {"toy": minimal_benchmark("toy")}, **sections})
+
+
+def _fails(where: str, **sections: object) -> str:
+    """The one message validation gives, checked to name ``where`` (a key path)."""
+    with pytest.raises(ConfigError, match=f"^params\\.yaml: {re.escape(where)}: ") as err:
+        _params(**sections)
+    return str(err.value)
+
+
 def test_settings_defaults_and_errors():
-    s = fill_settings({})
-    assert (s.backend, s.insertions, s.targets, s.rounds, s.parents, s.children) == (
-        "simulate",
-        3,
-        "largest",
-        8,
-        4,
-        4,
-    )
+    s = _params().fill
+    assert (s.insertions, s.targets, s.rounds, s.parents, s.children) == (3, "largest", 8, 4, 4)
     assert s.rewriter.temperature == 1.0 and s.references == 16
-    assert s.fixed_budget(12) == 8 * 16 * 12 * 32
-    assert fill_settings({"collect": {"backend": "openai"}}).backend == "openai"
-    assert fill_settings({"fill": {"targets": [0.2, 0.7]}}).targets == (0.2, 0.7)
+    assert s.fixed_budget(12, AdaptiveSettings()) == 8 * 16 * 12 * 32
+    assert _params(fill={"targets": [0.2, 0.7]}).fill.targets == [0.2, 0.7]
     for bad, where in [
         ({"tagets": "largest"}, "fill.tagets"),
         ({"targets": "widest"}, "fill.targets"),
         ({"targets": [1.5]}, "fill.targets[0]"),
+        ({"targets": []}, "fill.targets"),
         ({"rounds": 0}, "fill.rounds"),
-        ({"adaptive": {"se": 0.1}}, "fill.adaptive.se"),
+        ({"insertions": 0}, "fill.insertions"),
+        ({"reference_chars": 19}, "fill.reference_chars"),
+        ({"duplicate_similarity": 0}, "fill.duplicate_similarity"),
         ({"rewriter": {"temperature": -1}}, "fill.rewriter.temperature"),
-        ({"backend": "local"}, "fill.backend"),
         ({"judge": 3}, "fill.judge"),
+        ({"prompts": {"systm": "x.txt"}}, "fill.prompts.systm"),
     ]:
-        with pytest.raises(ConfigError, match=where.replace("[", r"\[").replace("]", r"\]")):
-            fill_settings({"fill": bad})
+        _fails(where, fill=bad)
+
+
+def test_prompt_overrides_must_be_files(tmp_path):
+    given = tmp_path / "system.txt"
+    given.write_text("You rewrite.")
+    ok = _params(fill={"prompts": {"system": str(given)}}).fill
+    assert ok.prompt_files() == {"system": given}
+    missing = _params(fill={"prompts": {"benchfill": str(tmp_path / "nope.txt")}}).fill
+    with pytest.raises(ConfigError, match=r"^p\.yaml: fill\.prompts\.benchfill: .* is not a file"):
+        missing.prompt_files(params_file="p.yaml")
+
+
+def test_calibration_keys_under_fill_name_their_new_key_path():
+    """An old params file (calibration keys under ``fill:``) gets one error naming the new
+    key path (issue 27): nothing is silently ignored or silently moved."""
+    for key, value in [
+        ("adaptive", {"max_trials": 16}),
+        ("tolerance", 0.05),
+        ("backend", "openai"),
+        ("panel", ["a", "b"]),
+    ]:
+        message = _fails(f"fill.{key}", fill={"rounds": 2, key: value})
+        assert f"fill.{key}: moved to calibrate.{key} " in message
+    # the moved keys are exactly calibrate's, but the seed (both sections have one)
+    assert set(MOVED_TO_CALIBRATE) == set(CalibrateSettings.model_fields) - {"seed"}
+    assert "seed" in FillSettings.model_fields
+
+
+def test_an_old_params_file_fails_validate_with_the_new_key_path(tmp_path, capsys):
+    """The shipped file as it was before ``calibrate:`` (its keys under ``fill:``): one
+    line naming the new key path, exit 2, before any stage work."""
+    from curation.cli import main
+
+    old = yaml.safe_load((REPO / "params.yaml").read_text())
+    old["fill"] = {**old.pop("calibrate"), **old["fill"]}
+    copy = tmp_path / "params.yaml"
+    copy.write_text(yaml.safe_dump(old, sort_keys=False))
+    assert main(["validate", "--params", str(copy), "--schema-only"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.match(rf"error: {re.escape(str(copy))}: fill\.\w+: moved to calibrate\.\w+ ", err)
+    assert err.count("\n") == 0
+
+
+def test_the_shipped_params_file_is_migrated_and_its_fingerprint_keeps_the_old_layout():
+    params = read_params(REPO / "params.yaml")
+    fill, cal = params.fill, params.calibrate
+    assert fill.seed == cal.seed  # one seed before the split: the same value in both
+    fp = fill.fingerprint_dict(cal, backend=cal.backend_or(params.collect.backend))
+    # the fields of fill's settings before calibrate had a section: the journal's
+    # fingerprint (and so data/fill/<b>/) is the same for the same settings
+    assert set(fp) == {
+        *("backend", "seed", "panel", "adaptive", "tolerance"),
+        *("insertions", "targets", "rounds", "parents", "children", "references"),
+        *("reference_chars", "duplicate_similarity", "rewriter", "simulation", "judge"),
+        *("baseline", "oracle", "prompts", "confirm_trials", "world", "refine"),
+    }
+    assert fp["adaptive"] == cal.adaptive.model_dump() and fp["tolerance"] == cal.tolerance
+    assert fp["backend"] == "simulate" and "concurrency" not in fp["rewriter"]
+    own = cal.model_copy(update={"seed": cal.seed + 1})
+    assert fill.fingerprint_dict(own, backend="simulate")["calibrate_seed"] == cal.seed + 1
+    for changed in (
+        cal.model_copy(update={"tolerance": 0.02}),
+        cal.model_copy(update={"panel": ["a", "b"]}),
+        cal.model_copy(update={"adaptive": AdaptiveSettings(max_trials=16)}),
+    ):
+        assert fill.fingerprint_dict(changed, backend="simulate") != fp
+
+
+def test_refine_max_trials_has_one_default_the_code_s():
+    """Reproduced on main: the schema said fill.refine.max_trials 96, the code used 160."""
+    assert FillSettings().refine.max_trials == RefineSettings().max_trials == 160
+    schema = json.loads((REPO / "schemas" / "params.schema.json").read_text())
+    refine = schema["$defs"]["RefineSettings"]["properties"]
+    assert refine["max_trials"]["default"] == RefineSettings().max_trials
+    shipped = read_params(REPO / "params.yaml").fill.refine
+    assert shipped == RefineSettings()  # params.yaml states the defaults it runs with
 
 
 def test_rewriter_skill_presets_confirmation_and_world_settings():
-    none = fill_settings({"fill": {"simulation": {"skill": "none"}}})
+    none = _params(fill={"simulation": {"skill": "none"}}).fill
     assert (none.simulation.eta, none.simulation.sigma, none.simulation.skill) == (0.0, 1.0, "none")
-    good = fill_settings({"fill": {"simulation": {"skill": "good"}}}).simulation
-    assert (good.eta, good.sigma) == (0.7, 0.25)
-    d = fill_settings({})
+    for skill, (eta, sigma) in SKILLS.items():
+        sim = RewriteSimulationSettings(skill=skill)  # type: ignore[arg-type]
+        assert (sim.eta, sim.sigma) == (eta, sigma)
+    d = _params().fill
     assert d.confirm_trials == 16 and d.world.interaction_sd > 0 and d.world.a_sd > 0
-    assert fill_settings({"fill": {"confirm_trials": 0}}).confirm_trials == 0
-    w = fill_settings({"fill": {"world": {"theta_sd": 0, "a_sd": 0}}}).world
+    assert _params(fill={"confirm_trials": 0}).fill.confirm_trials == 0
+    w = _params(fill={"world": {"theta_sd": 0, "a_sd": 0}}).fill.world
     assert (w.theta_sd, w.a_sd, w.b_sd) == (0.0, 0.0, d.world.b_sd)
     # the fingerprint (resume journal) sees the world and the confirmation
-    assert fill_settings({"fill": {"world": {"b_sd": 0.3}}}).fingerprint_dict() != (
-        d.fingerprint_dict()
+    cal = CalibrateSettings()
+    b_sd = _params(fill={"world": {"b_sd": 0.3}}).fill
+    assert b_sd.fingerprint_dict(cal, backend="simulate") != d.fingerprint_dict(
+        cal, backend="simulate"
     )
     for bad, where in [
         ({"simulation": {"skill": "expert"}}, "fill.simulation.skill"),
         ({"simulation": {"skill": "good", "eta": 0.5}}, "fill.simulation"),
-        ({"world": {"a_sd": -1}}, "fill.world"),
-        ({"world": {"tilt": 1}}, "fill.world"),
+        ({"simulation": {"sigma": -0.1}}, "fill.simulation.sigma"),
+        ({"world": {"a_sd": -1}}, "fill.world.a_sd"),
+        ({"world": {"tilt": 1}}, "fill.world.tilt"),
         ({"confirm_trials": -1}, "fill.confirm_trials"),
     ]:
-        with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
-            fill_settings({"fill": bad})
+        _fails(where, fill=bad)
+    assert "give skill or eta/sigma, not both" in _fails(
+        "fill.simulation", fill={"simulation": {"skill": "good", "sigma": 0.5}}
+    )
 
 
 def test_an_unbounded_se_of_z_is_unknown_not_printed():

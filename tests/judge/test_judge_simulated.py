@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from curation.judge import Judge, Verdict, build_judge, categorize, judge_settings
+from tests.conftest import params_of
 from tests.judge.conftest import candidate, judge_params, parent
 
 
@@ -87,7 +88,8 @@ def test_benchfill_loads_it_as_its_validity_hook(tmp_path: Path):
     params = judge_params(tmp_path, backend="simulate", simulation={"false_reject_rate": 0.0})
 
     async def go():
-        judge = factory(params, params_file="params.yaml", benchmark="toy")
+        # the hook gets the validated params file, as the fill stage hands it over
+        judge = factory(params_of(params), params_file="params.yaml", benchmark="toy")
         assert isinstance(judge, candidates.Judge)
         try:
             memory_parent = parent() | {"b": 0.1, "se": 0.2, "z": 0.4, "origin": "benchmark"}

@@ -17,6 +17,7 @@ from curation.paths import judged_path
 from curation.review import ReviewStore, export, recalibrate, review_config
 from curation.review._edits import latent_b
 from curation.schemas import validate_frame
+from tests.conftest import params_of
 
 EDITED_Q = "Tom has 4 apples and buys 9 more. How many apples does he have now?"
 
@@ -26,7 +27,7 @@ def _params(root: Path) -> dict:
     params["review"] = {"db": "data/review/queue.sqlite"}  # default candidate paths
     params["collect"] = {"backend": "simulate", "seed": 3, "progress": False}
     params["llm"] = {"cache": ".llm-cache/completions.sqlite"}
-    params["fill"] = {
+    params["calibrate"] = {
         "seed": 7,
         "tolerance": 0.05,
         "adaptive": {"first_batch": 4, "batch": 4, "max_trials": 16, "se_accept": 0.15},
@@ -74,7 +75,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
     assert store.state("toy", "c-edit").status == "needs-calibration"
     export(store, config=config, params=params)
 
-    report = recalibrate(config=config, params=params)
+    report = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
     stats = report.benchmarks["toy"]
     assert (stats.edited, stats.recalibrated, stats.unchanged) == (1, 1, 0)
     assert report.requests > 0 and report.judge_requests > 0 and report.source == "simulated"
@@ -107,7 +108,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
 
     # idempotent: nothing asked again, the file untouched, re-seeding adds nothing
     before = out.read_bytes()
-    again = recalibrate(config=config, params=params)
+    again = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
     assert (again.requests, again.cache_hits, again.judge_requests) == (0, 0, 0)
     assert again.benchmarks["toy"].unchanged == 1 and not again.benchmarks["toy"].written
     assert out.read_bytes() == before
@@ -118,7 +119,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
     # once pending, the item leaves the edited export; its record stays in the file
     export(store, config=config, params=params)
     assert pl.read_parquet(config.edited_path("toy")).height == 0
-    later = recalibrate(config=config, params=params)
+    later = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
     assert later.benchmarks["toy"].kept == 1
     assert pl.read_parquet(out)["candidate"].to_list() == ["c-edit"]
     acc = pl.read_parquet(config.accepted_path("toy")).filter(pl.col("item") == "c-edit")
