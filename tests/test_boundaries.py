@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from curation.stage_code import lazy_exports_of
+
 ROOT = Path(__file__).resolve().parents[1]
 
 _PLOTS_STYLE = (
@@ -68,14 +70,33 @@ def modules(root: Path, folders: tuple[str, ...] = ("curation", "pipelines")) ->
     }
 
 
-def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[tuple[str, int]]:
+def _type_only(tree: ast.Module) -> set[int]:
+    """``id`` of every node under ``if TYPE_CHECKING:`` (imported for the type checker only)."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+
+
+def imports(
+    name: str, path: Path, known: Mapping[str, Path], *, runtime: bool = False
+) -> Iterator[tuple[str, int]]:
     """(imported module, line) for every import in ``path``, wherever it sits.
 
     ``from a.b import c`` imports module ``a.b.c`` when that is a module of ``known``,
-    else module ``a.b`` (``c`` is a name in it). Relative imports are resolved.
+    else module ``a.b`` (``c`` is a name in it) — or, with ``runtime``, the module a lazily
+    exporting ``a.b`` loads for ``c`` (:mod:`curation.lazy`). Relative imports are resolved.
+    ``runtime`` also leaves out imports under ``if TYPE_CHECKING:``, which never run.
     """
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skipped = _type_only(tree) if runtime else set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
@@ -85,9 +106,18 @@ def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[tuple[
                 parts = package.split(".")
                 parts = parts[: len(parts) - (node.level - 1)]
                 base = ".".join([*parts, base] if base else parts)
+            init = known.get(base)
+            lazy = (
+                lazy_exports_of(init.parents[len(base.split("."))], base)
+                if runtime and init is not None and init.name == "__init__.py"
+                else None
+            )
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                yield (sub if sub in known else base), node.lineno
+                if lazy is not None and alias.name in lazy:
+                    yield lazy[alias.name], node.lineno
+                else:
+                    yield (sub if sub in known else base), node.lineno
 
 
 def private_owner(module: str) -> str | None:
@@ -115,10 +145,11 @@ def private_imports(known: Mapping[str, Path]) -> dict[tuple[str, str], list[str
 
 
 def graph(known: Mapping[str, Path], package: str = "curation") -> dict[str, set[str]]:
-    """Module -> the modules of ``package`` it imports (a name from a package: its ``__init__``)."""
+    """Module -> the modules of ``package`` it loads when it runs (a name from a lazily
+    exporting package: the module that defines it; type-checking imports do not run)."""
     edges: dict[str, set[str]] = {n: set() for n in known if n.split(".")[0] == package}
     for name in edges:
-        for target, _ in imports(name, known[name], known):
+        for target, _ in imports(name, known[name], known, runtime=True):
             while target and target not in known:  # ``from curation.x import Name``
                 target = target.rpartition(".")[0]
             if target in edges and target != name:
@@ -242,3 +273,29 @@ def test_the_checks_find_private_imports_and_cycles(tmp_path: Path, monkeypatch)
 )
 def test_a_private_module_belongs_to_the_package_that_holds_it(module, owner) -> None:
     assert private_owner(module) == owner
+
+
+def test_type_only_imports_and_lazy_exports_are_not_cycles(tmp_path: Path) -> None:
+    """A module that names the params file only for the type checker, and a package whose
+    exports load on first use, close no cycle; the same import at run time does."""
+    _write(
+        tmp_path,
+        {
+            "curation/__init__.py": "",
+            "curation/top.py": "from curation.a import Settings\n",  # composes a's settings
+            "curation/a/__init__.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from curation.a._run import run\n"
+                "    from curation.a._settings import Settings\n"
+                '_EXPORTS = {"run": "_run", "Settings": "_settings"}\n'
+            ),
+            "curation/a/_settings.py": "class Settings: ...\n",
+            "curation/a/_run.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from curation.top import X\n"
+            ),
+        },
+    )
+    assert cycles(graph(modules(tmp_path))) == []
+    _write(tmp_path, {"curation/a/_settings.py": "from curation.top import X\n"})
+    assert cycles(graph(modules(tmp_path))) == [["curation.a._settings", "curation.top"]]
