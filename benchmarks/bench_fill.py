@@ -51,10 +51,10 @@ import polars as pl  # noqa: E402
 from curation.calibrate import PanelSetup, select_panel  # noqa: E402
 from curation.fill import FillResult, afill, fill_settings  # noqa: E402
 from curation.fill._config import SKILLS  # noqa: E402
-from curation.grading import grading_settings  # noqa: E402
 from curation.irt import Calibration  # noqa: E402
-from curation.llm import CompletionCache, collect_settings, llm_settings  # noqa: E402
-from curation.params import benchmark_spec, load_params  # noqa: E402
+from curation.llm import CompletionCache  # noqa: E402
+from curation.params import load_params  # noqa: E402
+from curation.params_model import validate_params  # noqa: E402
 from curation.paths import calibration_path, difficulty_path, items_path  # noqa: E402
 
 BENCHMARKS = ("gsm8k", "math-l5", "crux")
@@ -85,13 +85,13 @@ def run_result(name: str, params: dict[str, Any], *, skill: str, seed: int) -> F
     cal_file = calibration_path(name)
     calibration = Calibration.load(REPO / cal_file)
     cal = settings.calibration
-    spec = benchmark_spec(params, name)
+    checked = validate_params(params)
     setup = PanelSetup(
         benchmark=name,
         settings=cal,
-        llm=llm_settings(params),
-        collect=collect_settings(params),
-        grading=grading_settings(spec.extra.get("grading"), where=name),
+        llm=checked.llm,
+        collect=checked.collect,
+        grading=checked.benchmarks[name].grading,
         calibration=calibration,
         calibration_file=cal_file,
         panel=select_panel(cal, calibration, None, benchmark=name),

@@ -139,7 +139,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             print(text, file=sys.stderr, flush=True)
 
     async def _run_async() -> FillResult:
-        judge = factory(raw, params_file=params_file, benchmark=benchmark) if factory else None
+        judge = factory(params, params_file=params_file, benchmark=benchmark) if factory else None
         try:
             with CompletionCache(llm.cache_path) as cache:
                 result = await afill(

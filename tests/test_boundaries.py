@@ -40,7 +40,7 @@ ALLOWED: Mapping[tuple[str, str], str] = {
             "temporary: the section's name is still taken by the old parser's dataclass in "
             f"curation.{pkg}; the params rewrite removes the twin and exports the model"
         )
-        for pkg in ("fill", "judge", "llm")
+        for pkg in ("fill",)
     },
     ("curation.subsets._config", "curation.measure._targets"): (
         "temporary: the params rewrite replaces this parser; `Target` is public as "

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from curation.errors import ConfigError
-from curation.llm import BACKENDS, BackendName, collect_settings
-from curation.settings import boolean, integer, mapping, number, reject_unknown
+from curation.llm import BACKENDS, BackendName, CollectSettings
+from curation.settings import boolean, integer, mapping, number, parse_section, reject_unknown
 
 SECTION: Final = "fill"
 """The params.yaml section the calibration keys live in."""
@@ -100,7 +100,9 @@ def calibration_settings(
     section = mapping(params.get(SECTION), where)
     backend = section.get("backend")
     if backend is None:
-        backend = collect_settings(params, params_file=params_file).backend
+        backend = parse_section(
+            CollectSettings, params.get("collect"), where=f"{params_file}: collect"
+        ).backend
     if backend not in BACKENDS:
         raise ConfigError(f"{where}.backend: {backend!r} is not one of {', '.join(BACKENDS)}")
     panel = section.get("panel")

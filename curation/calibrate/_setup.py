@@ -18,20 +18,19 @@ from typing import Any
 
 from curation.calibrate._settings import CalibrationSettings, calibration_settings
 from curation.errors import ConfigError
-from curation.grading import GradingSettings, grading_settings
+from curation.grading import GradingSettings
 from curation.io.tables import require_output
 from curation.irt import Calibration
 from curation.llm import (
     CollectSettings,
     LLMSettings,
     PanelModel,
+    PanelSettings,
     backend_kind,
-    collect_settings,
-    llm_settings,
-    panel_models,
 )
 from curation.params import benchmark_spec
 from curation.paths import calibration_path
+from curation.settings import parse_section
 
 
 @dataclass(frozen=True)
@@ -130,18 +129,21 @@ def panel_setup(
         settings = calibration_settings(params, params_file=params_file)
     cal_file = require_output(calibration_path(benchmark), produced_by=f"annotate@{benchmark}")
     calibration = Calibration.load(cal_file)
+    where = f"{params_file}: "
     configured = (
         None
-        if backend_kind(settings.backend).simulated
-        else panel_models(params, params_file=params_file)
+        if backend_kind(settings.backend).simulated or params.get("panel") is None
+        else parse_section(PanelSettings, params["panel"], where=f"{where}panel").models
     )
     return PanelSetup(
         benchmark=benchmark,
         settings=settings,
-        llm=llm_settings(params, params_file=params_file),
-        collect=collect_settings(params, params_file=params_file),
-        grading=grading_settings(
-            spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
+        llm=parse_section(LLMSettings, params.get("llm"), where=f"{where}llm"),
+        collect=parse_section(CollectSettings, params.get("collect"), where=f"{where}collect"),
+        grading=parse_section(
+            GradingSettings,
+            spec.extra.get("grading"),
+            where=f"{where}benchmarks.{benchmark}.grading",
         ),
         calibration=calibration,
         calibration_file=cal_file,

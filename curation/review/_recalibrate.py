@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from curation.calibrate import (
     Child,
@@ -47,9 +47,20 @@ from curation.candidates import (
 )
 from curation.fill import fill_settings
 from curation.io.tables import write_table
-from curation.llm import CallResult, CompletionCache, llm_settings
-from curation.review._config import ReviewConfig
+from curation.llm import CallResult, CompletionCache
 from curation.review._edits import Edit, Edits, exported_edits, latent_b
+from curation.review._settings import ReviewSettings
+
+if TYPE_CHECKING:  # a type only: the judge loads when recalibration runs
+    from curation.judge import JudgeParams
+
+    class RecalibrateParams(JudgeParams, Protocol):
+        """What recalibration reads of the params file: the judge's sections and the
+        benchmarks (:class:`curation.judge.JudgeParams`), and, until BenchFill's
+        calibration settings are read from the model, the file's keys as a plain mapping
+        (``model_dump``). :class:`curation.params_model.ParamsFile` is one."""
+
+        def model_dump(self, *, exclude_unset: bool = ...) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -208,8 +219,8 @@ async def _measure(
 
 async def arecalibrate(
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
+    config: ReviewSettings,
+    params: RecalibrateParams,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,
@@ -222,12 +233,13 @@ async def arecalibrate(
 
     report = RecalibrationReport()
     found, report.skipped = exported_edits(
-        config, params, benchmarks, db=Path(db) if db is not None else None
+        config, list(params.benchmarks), benchmarks, db=Path(db) if db is not None else None
     )
-    with CompletionCache(llm_settings(params, params_file=params_file).cache_path) as cache:
+    raw = params.model_dump(exclude_unset=True)  # for the calibration settings' parsers
+    with CompletionCache(params.llm.cache_path) as cache:
         judge = None
         if any(f.todo(force=force) for f in found):
-            judge = build_judge(params, params_file=params_file, cache=cache, environ=environ)
+            judge = build_judge(params, cache=cache, environ=environ)
         try:
             for f in found:
                 out = config.recalibrated_path(f.benchmark)
@@ -241,7 +253,7 @@ async def arecalibrate(
                     done = await _measure(
                         f,
                         todo,
-                        params=params,
+                        params=raw,
                         params_file=params_file,
                         cache=cache,
                         judge=judge,
@@ -270,8 +282,8 @@ async def arecalibrate(
 
 def recalibrate(
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
+    config: ReviewSettings,
+    params: RecalibrateParams,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,

@@ -12,16 +12,16 @@ from review_fixtures import PARAMS, make_project
 
 from curation.cli import main
 from curation.irt import Calibration
-from curation.params import load_params
+from curation.params_model import read_params
 from curation.paths import judged_path
-from curation.review import ReviewStore, export, recalibrate, review_config
+from curation.review import ReviewStore, export, recalibrate
 from curation.review._edits import latent_b
 from curation.schemas import validate_frame
 
 EDITED_Q = "Tom has 4 apples and buys 9 more. How many apples does he have now?"
 
 
-def _params(root: Path) -> dict:
+def _params(root: Path) -> None:
     params = yaml.safe_load(PARAMS)
     params["review"] = {"db": "data/review/queue.sqlite"}  # default candidate paths
     params["collect"] = {"backend": "simulate", "seed": 3, "progress": False}
@@ -33,7 +33,6 @@ def _params(root: Path) -> dict:
     }
     params["judge"] = {"enabled": True}
     (root / "params.yaml").write_text(yaml.safe_dump(params))
-    return load_params(root / "params.yaml")
 
 
 @pytest.fixture
@@ -57,8 +56,8 @@ def recal_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
-    params = load_params("params.yaml")
-    config = review_config(params)
+    params = read_params("params.yaml")
+    config = params.review
     assert main(["review", "seed"]) == 0  # default paths; the recalibrated one is missing
     store = ReviewStore.open(config.db)
     decision = store.decide(
@@ -72,7 +71,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
         answer="13",
     )
     assert store.state("toy", "c-edit").status == "needs-calibration"
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
 
     report = recalibrate(config=config, params=params)
     stats = report.benchmarks["toy"]
@@ -116,7 +115,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
     assert store.item("toy", "c-edit").state.version == 3
 
     # once pending, the item leaves the edited export; its record stays in the file
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     assert pl.read_parquet(config.edited_path("toy")).height == 0
     later = recalibrate(config=config, params=params)
     assert later.benchmarks["toy"].kept == 1
