@@ -49,11 +49,9 @@ import polars as pl  # noqa: E402
 
 from curation.calibrate import PanelSetup, select_panel  # noqa: E402
 from curation.fill import SKILLS, FillResult, RewriteSimulationSettings, afill  # noqa: E402
-from curation.grading import grading_settings  # noqa: E402
 from curation.irt import Calibration  # noqa: E402
-from curation.llm import CompletionCache, collect_settings, llm_settings  # noqa: E402
-from curation.params import benchmark_spec  # noqa: E402
-from curation.params_model import ParamsFile, legacy_mapping, read_params  # noqa: E402
+from curation.llm import CompletionCache  # noqa: E402
+from curation.params_model import ParamsFile, read_params  # noqa: E402
 from curation.paths import calibration_path, difficulty_path, items_path  # noqa: E402
 
 BENCHMARKS = ("gsm8k", "math-l5", "crux")
@@ -88,15 +86,13 @@ def run_result(name: str, params: ParamsFile, *, skill: str, seed: int) -> FillR
     difficulty = pl.read_parquet(REPO / difficulty_path(name))
     cal_file = calibration_path(name)
     calibration = Calibration.load(REPO / cal_file)
-    raw = legacy_mapping(params)  # transitional: the llm, collect and benchmark parsers
-    spec = benchmark_spec(raw, name)
     setup = PanelSetup(
         benchmark=name,
         settings=measuring,
         backend="simulate",
-        llm=llm_settings(raw),
-        collect=collect_settings(raw),
-        grading=grading_settings(spec.extra.get("grading"), where=name),
+        llm=params.llm,
+        collect=params.collect,
+        grading=params.benchmarks[name].grading,
         calibration=calibration,
         calibration_file=cal_file,
         panel=select_panel(measuring, calibration, None, backend="simulate", benchmark=name),

@@ -57,18 +57,17 @@ sys.path.insert(0, str(REPO))
 from curation.llm import (  # noqa: E402
     ChatRequest,
     CompletionCache,
+    HttpTransport,  # noqa: E402
     LLMSettings,
     Message,
     OpenAIBackend,
     PanelModel,
     PlannedCall,
-    RetryPolicy,
     RunStats,
     Sampling,
     run_calls,
 )
 from curation.llm._client import sdk_cpu_ms_per_call  # noqa: E402
-from curation.llm._config import HttpTransport  # noqa: E402
 
 ENV_URL, ENV_KEY = "BENCH_LLM_BASE_URL", "BENCH_LLM_API_KEY"
 openai_version = importlib.metadata.version("openai")
@@ -124,8 +123,8 @@ async def _run(
     model = PanelModel(
         name="m", model_id="bench/m", base_url_env=ENV_URL, api_key_env=ENV_KEY, concurrency=c
     )
-    settings = LLMSettings(timeout_s=30, retry=RetryPolicy(max_retries=3), http_transport=transport)
-    backend = OpenAIBackend([model], settings, environ=env)
+    settings = LLMSettings(timeout_s=30, max_retries=3)
+    backend = OpenAIBackend([model], settings, environ=env, http_transport=transport)
     try:
         t0, cpu0 = time.perf_counter(), _cpu_s()
         results, stats = await run_calls(calls, backend, cache, progress=False)

@@ -6,12 +6,13 @@ composes the sections into ``ParamsFile``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import (
     Field,
 )
 
+from curation.grading import GradingSettings
 from curation.items import ItemsSettings
 from curation.responses import ResponsesSettings
 from curation.settings import Section
@@ -25,7 +26,7 @@ class BenchmarkSettings(Section):
     source: str
     items: ItemsSettings
     responses: ResponsesSettings | None = None
-    grading: dict[str, Any] | None = None
+    grading: GradingSettings = GradingSettings()
     lm_eval_tasks: list[Annotated[str, Field(min_length=1)]] | None = None
     in_domain_reference: bool = True
     citation: str | None = None

@@ -12,7 +12,8 @@ module is the one definition they all import:
 * the values of its enumerated fields as ``Literal`` types with one constant each:
   :data:`CandidateStatus` (``INVALID`` … ``INSERTED``), :data:`Method`
   (``BENCHFILL``, ``BASELINE``, ``ORACLE``) and :data:`Source` (``COLLECTED``,
-  ``SIMULATED``; a simulated record says so and is never published);
+  ``SIMULATED``; a simulated record says so and is never published), declared in the
+  polars-free :mod:`curation.candidate_values` and re-exported here;
 * :class:`Verdict` and the :class:`Judge` protocol — what a judge returns and the
   interface BenchFill's validity hook calls; :func:`passed`, :func:`verdict_columns`.
 """
@@ -23,42 +24,32 @@ import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, get_args, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 import polars as pl
 
+from curation.candidate_values import (  # the enumerated fields, re-exported here
+    BASELINE,
+    BENCHFILL,
+    CALIBRATED,
+    CANDIDATE_STATUSES,
+    COLLECTED,
+    DUPLICATE,
+    INSERTED,
+    INVALID,
+    JUDGE_REJECTED,
+    METHODS,
+    ORACLE,
+    SIMULATED,
+    SOURCES,
+    CandidateStatus,
+    Method,
+    Source,
+)
 from curation.schemas import conform, empty_frame
 
 CANDIDATE_SCHEMA: Final = "candidate"
 """The JSON Schema of a candidate record (``schemas/candidate.schema.json``)."""
-
-# ---- enumerated fields -------------------------------------------------------------------
-
-CandidateStatus = Literal["invalid", "duplicate", "judge-rejected", "calibrated", "inserted"]
-"""Where a candidate stopped: failed validity, near-duplicate, rejected by the LLM judge,
-calibrated (valid, has z), or inserted (chosen closest to its target)."""
-INVALID: Final = "invalid"
-DUPLICATE: Final = "duplicate"
-JUDGE_REJECTED: Final = "judge-rejected"
-CALIBRATED: Final = "calibrated"
-INSERTED: Final = "inserted"
-CANDIDATE_STATUSES: tuple[CandidateStatus, ...] = get_args(CandidateStatus)
-
-Method = Literal["benchfill", "baseline", "oracle"]
-"""benchfill = targeted rewriting; baseline = uniform-parent best-of-N with the same
-budget; oracle = a point placed exactly at the target (a reference, never an item)."""
-BENCHFILL: Final = "benchfill"
-BASELINE: Final = "baseline"
-ORACLE: Final = "oracle"
-METHODS: tuple[Method, ...] = get_args(Method)
-
-Source = Literal["collected", "simulated"]
-"""collected = made and answered by real endpoints; simulated = the seeded simulation
-(never published)."""
-COLLECTED: Final = "collected"
-SIMULATED: Final = "simulated"
-SOURCES: tuple[Source, ...] = get_args(Source)
-
 
 # ---- the judge's verdict -----------------------------------------------------------------
 

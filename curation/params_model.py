@@ -14,16 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from curation.benchmarks import BenchmarkSettings
 from curation.calibrate import CalibrateSettings
 from curation.fill import FillSettings
 from curation.irt import AnnotateSettings
 from curation.irt.mirt import MirtSettings
-from curation.judge._settings import JudgeSettings
-from curation.llm import PanelModel
-from curation.llm._settings import CollectSettings, LLMSettings, PanelSettings
+from curation.judge import JudgeSettings
+from curation.llm import CollectSettings, LLMSettings, PanelModel, PanelSettings, require_panel
 from curation.measure import GapsSettings
 from curation.params import load_params
 from curation.plots import PlotSettings
@@ -67,6 +66,26 @@ class ParamsFile(Section):
     """The human review queue (curate review)."""
     plots: PlotSettings = PlotSettings()
     """How figures are written: 300 dpi PNG + SVG (+ PDF)."""
+
+    @model_validator(mode="after")
+    def _panel_fits_collect(self) -> ParamsFile:
+        """Collecting needs a panel, and each model's own templates must exist (messages
+        ``.key: why`` name the key: :func:`curation.settings.parse_section`)."""
+        if self.collect.enabled:
+            require_panel(self.panel)
+        if self.panel is not None:
+            problem = self.collect.unknown_templates(self.panel.models)
+            if problem is not None:
+                raise ValueError(f".panel.models{problem}")
+        return self
+
+    @model_validator(mode="after")
+    def _review_names_benchmarks(self) -> ParamsFile:
+        """A per-benchmark ``review.required_reviews`` names configured benchmarks only."""
+        problem = self.review.unknown_benchmarks(self.benchmarks)
+        if problem is not None:
+            raise ValueError(f".review{problem}")
+        return self
 
 
 def validate_params(params: Any, *, params_file: str = "params.yaml") -> ParamsFile:

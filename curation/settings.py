@@ -12,9 +12,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from curation.errors import ConfigError
@@ -23,6 +24,8 @@ S = TypeVar("S", bound="Section")
 
 Unit = Annotated[float, Field(ge=0, le=1)]
 """A number in [0, 1] (a share, a z, a rate)."""
+PathSetting = Annotated[Path, Strict(False)]
+"""A file or folder path: YAML gives text, the code gets a :class:`~pathlib.Path`."""
 BackendName = Literal["simulate", "openai"]
 """simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
 TargetSpec = str | dict[str, Any]
@@ -99,6 +102,16 @@ def _dotted(parts: Sequence[Any]) -> str:
     return out
 
 
+def _below(path: str, text: str) -> tuple[str, str]:
+    """A validator that checks keys below its own field (or across sections) words its
+    message ``.key: why`` or ``[i].key: why``: that key joins the path, so the message
+    names the key itself (``panel.models[1].name``, not ``panel.models: [1].name``)."""
+    if text[:1] in ".[" and ": " in text:
+        head, _, why = text.partition(": ")
+        return (f"{path}{head}" if path else head.removeprefix(".")), why
+    return path, text
+
+
 def _explain(errors: Sequence[Mapping[str, Any]], cls: type[Section]) -> tuple[str, str]:
     """(key path, message) of the first problem; union members' messages are joined."""
     first = errors[0]
@@ -116,7 +129,7 @@ def _explain(errors: Sequence[Mapping[str, Any]], cls: type[Section]) -> tuple[s
         text = text.removeprefix("Value error, ")
         if first["type"] != "missing" and not isinstance(got, Mapping | list):
             text = f"{text} (got {got!r})"
-        return _dotted(loc), text
+        return _below(_dotted(loc), text)
     path = loc[:tag_at]
     same = [e for e in errors if list(e["loc"])[:tag_at] == path]
     options: list[str] = []

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from curation.errors import ConfigError
 from curation.failure import guarded
 from curation.io.atomic import all_or_nothing
 from curation.params_model import read_params
@@ -72,6 +73,11 @@ def stage_main(
         nonlocal doing
         params = read_params(args.params)
         if per_benchmark:
+            for unknown in (b for b in args.benchmark or () if b not in params.benchmarks):
+                configured = ", ".join(params.benchmarks)
+                raise ConfigError(
+                    f"{args.params}: no benchmark {unknown!r}; configured: {configured}"
+                )
             for benchmark in args.benchmark or list(params.benchmarks):
                 doing = f"{name}@{benchmark}"
                 with all_or_nothing():

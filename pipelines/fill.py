@@ -36,7 +36,7 @@ from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
 from curation.items import write_skipped_metrics
 from curation.llm import CompletionCache
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     candidates_path,
     difficulty_path,
@@ -129,12 +129,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         return _skip(benchmark, params.plots.format)
     settings = params.fill
     settings.prompt_files(params_file=params_file)  # before any work: each override is a file
-    setup = panel_setup(
-        benchmark,
-        settings=params.calibrate,
-        params=legacy_mapping(params),  # transitional: the llm, collect, panel, grading parsers
-        params_file=params_file,
-    )
+    setup = panel_setup(benchmark, params=params, params_file=params_file)
     llm, collect = setup.llm, setup.collect
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     difficulty = read_table(difficulty_path(benchmark), produced_by=f"annotate@{benchmark}")

@@ -31,17 +31,15 @@ from curation.candidates import ORACLE, VERDICT_COLUMNS
 from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
-from curation.items import has_texts, write_skipped_metrics
+from curation.items import write_skipped_metrics
 from curation.judge import (
     JUDGED_STATUSES,
     UNDECIDED_CATEGORIES,
     Assessment,
     build_judge,
-    judge_settings,
 )
 from curation.llm import Accounting, backend_kind
-from curation.params import benchmark_spec
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     candidates_path,
     items_path,
@@ -204,19 +202,17 @@ def _with_verdicts(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    if not has_texts(benchmark_spec(raw, benchmark, params_file=params_file)):
+    if not params.benchmarks[benchmark].items.texts:  # matrix-only (see curation.items)
         write_table(empty_frame("candidate"), judged_path(benchmark), "candidate")
         write_skipped_metrics("judge", benchmark, judge_metrics_path(benchmark))
         return f"{benchmark}: skipped (no item texts)"
-    settings = judge_settings(raw, params_file=params_file)
     df = _read_candidates(benchmark)
     out, metrics_out = judged_path(benchmark), judge_metrics_path(benchmark)
     rows = [r for r in df.iter_rows(named=True) if _judged(r)]
     assessments: list[Assessment] = []
     requests = cache_hits = 0
     usage = Accounting().to_metrics()
-    judge = build_judge(raw, params_file=params_file)
+    judge = build_judge(params)
     if judge is None:
         rows = []
     else:
@@ -234,8 +230,8 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     judged = _with_verdicts(df, rows, assessments)
     metrics = _metrics(
         benchmark,
-        enabled=settings.enabled,
-        backend=None if judge is None else backend_kind(settings.backend).answered_by,
+        enabled=params.judge.enabled,
+        backend=None if judge is None else backend_kind(judge.settings.backend_name).answered_by,
         model=None if judge is None else judge.model,
         df=df,
         rows=rows,
@@ -251,7 +247,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         return (
             f"{benchmark}: judge.enabled is false; {df.height} candidates copied unjudged -> {out}"
         )
-    tag = " [simulated]" if settings.simulated else ""
+    tag = " [simulated]" if judge.settings.simulated else ""
     rate = metrics["pass_rate"]
     shown = "n/a" if rate is None else f"{rate:.0%}"
     unjudged = sum(metrics["unjudged"].values())

@@ -29,7 +29,6 @@ from typing import Any
 
 import polars as pl
 
-from curation.grading import grading_settings
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
 from curation.items import ingest_benchmark
@@ -40,9 +39,7 @@ from curation.llm import (
     acollect,
     backend_kind,
     build_backend,
-    collect_settings,
-    llm_settings,
-    panel_models,
+    require_panel,
 )
 from curation.params import benchmark_limit, benchmark_spec
 from curation.params_model import ParamsFile, legacy_mapping
@@ -204,16 +201,11 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    spec = benchmark_spec(raw, benchmark, params_file=params_file)
-    settings = collect_settings(raw, params_file=params_file)
+    settings, llm = params.collect, params.llm
     if not settings.enabled:
-        return _imported(raw, benchmark, params_file=params_file)
-    models = panel_models(raw, params_file=params_file)
-    llm = llm_settings(raw, params_file=params_file)
-    grading = grading_settings(
-        spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
-    )
+        return _imported(legacy_mapping(params), benchmark, params_file=params_file)
+    models = require_panel(params.panel)  # validate_params: collecting needs a panel
+    grading = params.benchmarks[benchmark].grading
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
 
     async def _run_async() -> CollectResult:

@@ -32,17 +32,17 @@ from merge_params import merge  # noqa: E402
 from curation.fill._memory import MemoryEntry  # noqa: E402
 from curation.fill._prompts import load_prompts, rewrite_messages  # noqa: E402
 from curation.items import ingest_benchmark  # noqa: E402
-from curation.judge import LLMJudge, judge_settings  # noqa: E402
+from curation.judge import LLMJudge  # noqa: E402
 from curation.llm import (  # noqa: E402
     ChatRequest,
     Completion,
     LLMSettings,
     OpenAIBackend,
     Sampling,
-    llm_settings,
-    panel_models,
+    require_panel,
 )
 from curation.params import benchmark_spec  # noqa: E402
+from curation.params_model import validate_params  # noqa: E402
 
 REPAIR_MARK = "Your reply could not be used"
 
@@ -216,9 +216,10 @@ async def _judged_group(
             "concurrency": 2,
         },
     }
-    settings = judge_settings(local)
+    checked = validate_params(local)
+    settings = checked.judge.resolved(checked.collect.backend)
     calls: list[tuple[ChatRequest, Completion]] = []
-    judge = LLMJudge(settings, llm=llm_settings(local))
+    judge = LLMJudge(settings, llm=checked.llm)
     judge._backend = Recorder(judge.backend(), calls)
     async with judge:
         await judge.assess_many(pairs)
@@ -253,7 +254,7 @@ async def _judged_group(
 
 
 async def _judged(params: dict[str, Any], items: list[dict[str, Any]], n: int) -> list[dict]:
-    models = {m.name: m for m in panel_models(params)}
+    models = {m.name: m for m in require_panel(validate_params(params).panel)}
     groups = [(models[name], fmt) for name, fmt in JUDGE_GROUPS if name in models]
     pairs: list[list[tuple[dict, dict]]] = [[] for _ in groups]
     for i, row in enumerate(items[:n]):
@@ -294,8 +295,9 @@ def main() -> int:
     items = [items[i // 2] if i % 2 == 0 else items[30 + i // 2] for i in range(60)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    models = panel_models(local)
-    llm = llm_settings(local)
+    checked = validate_params(local)
+    models = require_panel(checked.panel)
+    llm = checked.llm
     if args.judged:
         recs = asyncio.run(_judged(local, items, args.judged))
         with open(out / "judge.jsonl", "w", encoding="utf-8") as fh:

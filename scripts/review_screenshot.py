@@ -16,19 +16,19 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from curation.params import load_params
-from curation.review import ReviewServer, ReviewStore, review_config, seed
+from curation.params_model import read_params
+from curation.review import ReviewServer, ReviewStore, seed
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
 def main(benchmark: str, candidate: str, out: str) -> None:
-    params = load_params("params.yaml")
-    config = review_config(params)
+    params = read_params("params.yaml")
     with tempfile.TemporaryDirectory() as tmp:
         store = ReviewStore.create(Path(tmp) / "queue.sqlite")
-        print(seed(store, [Path(f"data/judged/{benchmark}.parquet")], config=config, params=params))
+        files = [Path(f"data/judged/{benchmark}.parquet")]
+        print(seed(store, files, config=params.review, benchmarks=params.benchmarks))
         with ReviewServer(store, default_reviewer="alice") as server, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -37,13 +37,6 @@ ALLOWED: Mapping[tuple[str, str], str] = {
     ("pipelines.mirt", "curation.plots._style"): _PLOTS_STYLE,
     ("curation.publish._build", "curation.plots._style"): _PLOTS_STYLE
     + " (DEFAULT_FORMATS, the default of the plot formats setting)",
-    **{
-        ("curation.params_model", f"curation.{pkg}._settings"): (
-            "temporary: the section's name is still taken by the old parser's dataclass in "
-            f"curation.{pkg}; the params rewrite removes the twin and exports the model"
-        )
-        for pkg in ("judge", "llm")
-    },
     ("curation.subsets._config", "curation.measure._targets"): (
         "temporary: the params rewrite replaces this parser; `Target` is public as "
         "curation.measure.Target. Remove this entry with the import"

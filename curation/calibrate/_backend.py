@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 from curation.calibrate._annotate import Child, Panel
@@ -85,7 +84,7 @@ def open_panel(
         models=tuple(models),
         backend=backend,
         cache=cache,
-        collect=dataclasses.replace(setup.collect, seed=settings.seed, progress=False),
+        collect=setup.collect.model_copy(update={"seed": settings.seed, "progress": False}),
         llm=setup.llm,
         calibration=setup.calibration,
         benchmark=setup.benchmark,

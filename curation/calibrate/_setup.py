@@ -17,25 +17,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curation.calibrate._settings import CalibrateSettings
 from curation.errors import ConfigError
-from curation.grading import GradingSettings, grading_settings
+from curation.grading import GradingSettings
 from curation.io.tables import require_output
 from curation.irt import Calibration
-from curation.llm import (
-    CollectSettings,
-    LLMSettings,
-    PanelModel,
-    backend_kind,
-    collect_settings,
-    llm_settings,
-    panel_models,
-)
-from curation.params import benchmark_spec
+from curation.llm import CollectSettings, LLMSettings, PanelModel, backend_kind
 from curation.paths import calibration_path
 from curation.settings import BackendName
+
+if TYPE_CHECKING:
+    from curation.params_model import ParamsFile
 
 
 @dataclass(frozen=True)
@@ -128,34 +122,29 @@ def select_panel(
 def panel_setup(
     benchmark: str,
     *,
-    settings: CalibrateSettings,
-    params: dict[str, Any],
+    params: ParamsFile,
+    settings: CalibrateSettings | None = None,
     params_file: str = "params.yaml",
 ) -> PanelSetup:
-    """``settings`` (params.yaml ``calibrate``), the benchmark's calibration and the panel
-    models that are in it.
-
-    ``params`` is the params mapping that the llm, collect, panel and benchmark parsers
-    still read (transitional: they become sections of the validated file; a package does
-    not import ``curation.params_model``, which composes every package's section).
-    """
-    spec = benchmark_spec(params, benchmark, params_file=params_file)
-    collect = collect_settings(params, params_file=params_file)
-    backend = settings.backend_or(collect.backend)
+    """The calibration settings (params.yaml ``calibrate``, or ``settings`` when a caller
+    measures with a variant of them), the benchmark's calibration and the panel models
+    that are in it."""
+    settings = params.calibrate if settings is None else settings
+    backend = settings.backend_or(params.collect.backend)
     cal_file = require_output(calibration_path(benchmark), produced_by=f"annotate@{benchmark}")
     calibration = Calibration.load(cal_file)
     configured = (
-        None if backend_kind(backend).simulated else panel_models(params, params_file=params_file)
+        None
+        if backend_kind(backend).simulated or params.panel is None
+        else list(params.panel.models)
     )
     return PanelSetup(
         benchmark=benchmark,
         settings=settings,
         backend=backend,
-        llm=llm_settings(params, params_file=params_file),
-        collect=collect,
-        grading=grading_settings(
-            spec.extra.get("grading"), where=f"{params_file}: benchmarks.{benchmark}.grading"
-        ),
+        llm=params.llm,
+        collect=params.collect,
+        grading=params.benchmarks[benchmark].grading,
         calibration=calibration,
         calibration_file=cal_file,
         panel=select_panel(

@@ -11,35 +11,47 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from curation.params import load_params
-from curation.review import TOKEN_ENV, ReviewConfig, review_config
+from curation.review import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
+    from curation.params_model import ParamsFile
+    from curation.review import ReviewSettings
 
 
-def _context(args: argparse.Namespace) -> tuple[dict[str, Any], ReviewConfig]:
-    """params (``--params``, else params.yaml if present) and the review config."""
+def _context(args: argparse.Namespace) -> tuple[ParamsFile | None, ReviewSettings]:
+    """The validated params (``--params``, else params.yaml if present, else none) and
+    their review section (the defaults without a params file; ``--db`` replaces ``db``)."""
+    from curation.params_model import read_params
+    from curation.review import ReviewSettings
+
+    params = None
     if args.params is not None:
-        params = load_params(args.params)
-        where = args.params
+        params = read_params(args.params)
     elif Path("params.yaml").is_file():
-        params, where = load_params("params.yaml"), "params.yaml"
-    else:
-        params, where = {}, "params.yaml"
-    config = review_config(params, params_file=where)
+        params = read_params("params.yaml")
+    config = params.review if params is not None else ReviewSettings()
     if getattr(args, "db", None) is not None:
-        config = ReviewConfig(**{**config.__dict__, "db": Path(args.db)})
+        config = config.model_copy(update={"db": Path(args.db)})
     return params, config
 
 
-def _candidate_files(patterns: tuple[Path, ...], params: dict) -> list[Path]:
+def _benchmarks(params: ParamsFile | None) -> Mapping[str, BenchmarkSettings]:
+    """params' benchmark entries (none without a params file)."""
+    return params.benchmarks if params is not None else {}
+
+
+def _candidate_files(patterns: Sequence[Path], names: Iterable[str]) -> list[Path]:
     """Expand ``{benchmark}`` in the configured candidate paths over params' benchmarks.
 
     A benchmark whose file does not exist yet (gap filling not run for it) is skipped; if
     no file exists at all, the error says which stage makes them.
     """
-    names = list(params.get("benchmarks") or {})
+    names = list(names)
     files: list[Path] = []
     for pattern in patterns:
         text = str(pattern)
@@ -62,9 +74,10 @@ def cmd_seed(args: argparse.Namespace) -> int:
     from curation.review import ReviewStore, seed
 
     params, config = _context(args)
-    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
+    benchmarks = _benchmarks(params)
+    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, benchmarks)
     store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
-    print(seed(store, files, config=config, params=params), flush=True)
+    print(seed(store, files, config=config, benchmarks=benchmarks), flush=True)
     return 0
 
 
@@ -85,7 +98,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         token=token,
         default_reviewer=args.reviewer,
         accounts=accounts,
-        guidelines=config.guidelines,
+        guidelines=config.guidelines_file,
     )
     return 0
 
@@ -99,18 +112,23 @@ def cmd_export(args: argparse.Namespace) -> int:
         store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
     else:
         store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
-    print(export(store, config=config, params=params, force=args.force), flush=True)
+    print(
+        export(store, config=config, benchmarks=_benchmarks(params), force=args.force),
+        flush=True,
+    )
     return 0
 
 
 def cmd_recalibrate(args: argparse.Namespace) -> int:
     import sys
 
-    from curation.params_model import validate_params
+    from curation.params_model import read_params
     from curation.review import recalibrate
 
     params, config = _context(args)
     where = args.params if args.params is not None else "params.yaml"
+    if params is None:  # recalibration needs the panel, BenchFill's and the judge's settings
+        params = read_params(where)  # the error names the missing file
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -118,7 +136,6 @@ def cmd_recalibrate(args: argparse.Namespace) -> int:
     report = recalibrate(
         config=config,
         params=params,
-        calibrate=validate_params(params, params_file=where).calibrate,
         params_file=where,
         benchmarks=args.benchmark,
         force=args.force,
@@ -144,8 +161,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from curation.review import rebuild
 
     params, config = _context(args)
-    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, params)
-    print(rebuild(config=config, params=params, files=files, force=args.force), flush=True)
+    benchmarks = _benchmarks(params)
+    files = [Path(f) for f in args.files] or _candidate_files(config.candidates, benchmarks)
+    print(rebuild(config=config, benchmarks=benchmarks, files=files, force=args.force), flush=True)
     return 0
 
 

@@ -138,7 +138,7 @@ def fingerprint(
         "templates": sorted(collect.templates.items()),
         "template_for": sorted(collect.template_for.items()),
         "send_seed": llm.send_seed,
-        "grading": dataclasses.asdict(grading) if grading is not None else None,
+        "grading": grading.model_dump() if grading is not None else None,
         "prompts": {n: prompts.sha(n) for n in PROMPT_NAMES},
     }
     blob = json.dumps(payload, sort_keys=True, default=str)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from curation.grading._grade import GradingSettings, grade, method_for
+from curation.grading._grade import grade, method_for
+from curation.grading._settings import GradingSettings
 
 
 def _as_output(answer: str, method: str) -> str:

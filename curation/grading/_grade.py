@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from curation.grading._extract import (
     LETTERS,
@@ -24,10 +24,9 @@ from curation.grading._extract import (
     last_boxed,
 )
 from curation.grading._numeric import clean_math, numbers_equal, parse_number
+from curation.grading._settings import GradingSettings, Method
 from curation.grading._symbolic import symbolically_equal
 
-Method = Literal["numeric", "exact", "choice", "regex", "code", "skip"]
-METHODS: tuple[str, ...] = ("numeric", "exact", "choice", "regex", "code", "skip")
 _DEFAULT_METHOD: dict[str, Method] = {
     "numeric": "numeric",
     "exact": "exact",
@@ -59,18 +58,6 @@ class CodeSandbox(Protocol):
     def check(self, program: str, *, reference: str | None, item: str | None) -> bool:
         """True if ``program`` passes the item's tests."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class GradingSettings:
-    """Per-benchmark grading options (``benchmarks.<b>.grading`` in params.yaml)."""
-
-    method: Method | None = None
-    """Override the method implied by the item's answer type."""
-    pattern: str | None = None
-    """Regex grader: pattern whose group 1 (or whole match) is the answer."""
-    rel_tol: float = 1e-4
-    abs_tol: float = 1e-9
 
 
 TRUNCATED = "cut off at max_tokens before a final answer"

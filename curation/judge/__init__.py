@@ -16,7 +16,7 @@ says so: model ``simulated``, reasons starting ``[simulated]``.
 BenchFill uses it as its validity hook with ``fill.judge: "curation.judge:fill_judge"``.
 Typical use (the ``judge`` stage does the same in bulk with ``assess_many``)::
 
-    judge = build_judge(params)          # None when judge.enabled is false
+    judge = build_judge(params)          # params: the ParamsFile; None when judge.enabled is false
     async with judge:
         verdict = await judge.judge(candidate, parent)
         if not verdict.passed: ...
@@ -28,13 +28,6 @@ from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from curation.candidates import Judge, Verdict
-    from curation.judge._config import (
-        JUDGED_STATUSES,
-        RESPONSE_FORMATS,
-        JudgeSettings,
-        JudgeSimulation,
-        judge_settings,
-    )
     from curation.judge._judge import (
         SOLUTION_SCHEMA,
         VERDICT_SCHEMA,
@@ -43,9 +36,16 @@ if TYPE_CHECKING:
         fill_judge,
     )
     from curation.judge._prompts import Prompts, load_prompts
-    from curation.judge._settings import JudgeSimulationSettings
+    from curation.judge._settings import (
+        JUDGE_MODEL_DEFAULTS,
+        RESPONSE_FORMATS,
+        JudgeSettings,
+        JudgeSimulationSettings,
+        ResponseFormat,
+    )
     from curation.judge._simulate import SimulatedJudgeBackend
     from curation.judge._types import (
+        JUDGED_STATUSES,
         NO_OWN_ANSWER,
         UNDECIDED_CATEGORIES,
         UNPARSEABLE,
@@ -55,17 +55,18 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "JudgeSimulationSettings": "_settings",
-    "JUDGED_STATUSES": "_config",
+    "JUDGED_STATUSES": "_types",
+    "JUDGE_MODEL_DEFAULTS": "_settings",
     "NO_OWN_ANSWER": "_types",
-    "RESPONSE_FORMATS": "_config",
+    "RESPONSE_FORMATS": "_settings",
+    "ResponseFormat": "_settings",
     "SOLUTION_SCHEMA": "_judge",
     "UNDECIDED_CATEGORIES": "_types",
     "UNPARSEABLE": "_types",
     "VERDICT_SCHEMA": "_judge",
     "Assessment": "_types",
     "Judge": "curation.candidates",
-    "JudgeSettings": "_config",
-    "JudgeSimulation": "_config",
+    "JudgeSettings": "_settings",
     "LLMJudge": "_judge",
     "Prompts": "_prompts",
     "SimulatedJudgeBackend": "_simulate",
@@ -73,15 +74,16 @@ _EXPORTS = {
     "build_judge": "_judge",
     "categorize": "_types",
     "fill_judge": "_judge",
-    "judge_settings": "_config",
     "load_prompts": "_prompts",
 }
 
 __all__ = [
     "JudgeSimulationSettings",
     "JUDGED_STATUSES",
+    "JUDGE_MODEL_DEFAULTS",
     "NO_OWN_ANSWER",
     "RESPONSE_FORMATS",
+    "ResponseFormat",
     "SOLUTION_SCHEMA",
     "UNDECIDED_CATEGORIES",
     "UNPARSEABLE",
@@ -89,7 +91,6 @@ __all__ = [
     "Assessment",
     "Judge",
     "JudgeSettings",
-    "JudgeSimulation",
     "LLMJudge",
     "Prompts",
     "SimulatedJudgeBackend",
@@ -97,7 +98,6 @@ __all__ = [
     "build_judge",
     "categorize",
     "fill_judge",
-    "judge_settings",
     "load_prompts",
 ]
 

@@ -31,17 +31,15 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from curation.candidates import Verdict
 from curation.errors import ConfigError
 from curation.grading import GradingSettings, answers_agree, method_for
-from curation.judge._config import JudgeSettings, judge_settings
 from curation.judge._parse import parse_reply, response_schema, schema_keys
 from curation.judge._prompts import ANSWER_FORMS, Prompts, load_prompts
 from curation.judge._request import StructuredRequest, format_json
+from curation.judge._settings import JudgeSettings
 from curation.judge._simulate import SimCase, SimulatedJudgeBackend, hint
 from curation.judge._types import NO_OWN_ANSWER, UNPARSEABLE, Assessment, categorize
 from curation.llm import (
@@ -56,8 +54,11 @@ from curation.llm import (
     Sampling,
     backend_for,
     cached_complete,
-    llm_settings,
 )
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
+    from curation.params_model import ParamsFile
 
 SOLUTION_SCHEMA = "judge_solution"
 VERDICT_SCHEMA = "judge_verdict"
@@ -130,7 +131,8 @@ class LLMJudge:
 
     Use it as an async context manager (or call :meth:`aclose`): it owns its backend
     and, unless one is passed in, its completion cache. The backend is created on
-    first use, inside the running event loop.
+    first use, inside the running event loop. ``settings`` must be resolved
+    (:meth:`JudgeSettings.resolved`; :func:`build_judge` does it).
     """
 
     def __init__(
@@ -184,7 +186,7 @@ class LLMJudge:
         if self._backend is None:
             s = self.settings
             self._backend = backend_for(
-                s.backend,
+                s.backend_name,
                 [s.model],
                 self.llm,
                 simulate=lambda: SimulatedJudgeBackend(
@@ -475,62 +477,51 @@ class LLMJudge:
 
 
 def _grading_lookup(
-    params: Mapping[str, Any], params_file: str
+    benchmarks: Mapping[str, BenchmarkSettings],
 ) -> Callable[[str], GradingSettings]:
     """Per-benchmark grading options (``benchmarks.<b>.grading``), the defaults otherwise."""
-    from curation.grading import grading_settings
-
-    found: dict[str, GradingSettings] = {}
-    benchmarks = params.get("benchmarks") or {}
+    default = GradingSettings()
 
     def lookup(benchmark: str) -> GradingSettings:
-        if benchmark not in found:
-            entry = benchmarks.get(benchmark) if isinstance(benchmarks, dict) else None
-            raw = entry.get("grading") if isinstance(entry, dict) else None
-            found[benchmark] = grading_settings(
-                raw, where=f"{params_file}: benchmarks.{benchmark}.grading"
-            )
-        return found[benchmark]
+        entry = benchmarks.get(benchmark)
+        return entry.grading if entry is not None else default
 
     return lookup
 
 
 def build_judge(
-    params: Mapping[str, Any],
+    params: ParamsFile,
     *,
-    params_file: str = "params.yaml",
     cache: CompletionCache | None = None,
     accounting: Accounting | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> LLMJudge | None:
     """The judge ``params`` configure, or None when ``judge.enabled`` is false.
 
-    Pass ``cache`` / ``accounting`` to share the caller's (BenchFill does); otherwise
-    the judge opens ``llm.cache`` itself and keeps its own accounting (stage ``judge``).
+    ``judge.backend: null`` follows ``collect.backend`` here, the one place the two
+    sections meet. Pass ``cache`` / ``accounting`` to share the caller's (BenchFill
+    does); otherwise the judge opens ``llm.cache`` itself and keeps its own accounting
+    (stage ``judge``).
     """
-    settings = judge_settings(params, params_file=params_file)
-    if not settings.enabled:
+    if not params.judge.enabled:
         return None
     return LLMJudge(
-        settings,
-        llm=llm_settings(params, params_file=params_file),
+        params.judge.resolved(params.collect.backend),
+        llm=params.llm,
         cache=cache,
         accounting=accounting,
-        grading=_grading_lookup(params, params_file),
+        grading=_grading_lookup(params.benchmarks),
         environ=environ,
     )
 
 
 def fill_judge(
-    params: BaseModel, *, params_file: str = "params.yaml", benchmark: str | None = None
+    params: ParamsFile, *, params_file: str = "params.yaml", benchmark: str | None = None
 ) -> LLMJudge | None:
     """BenchFill's judge factory: ``fill.judge: "curation.judge:fill_judge"`` in params.
 
-    ``params`` is the validated params file (``curation.params_model.ParamsFile``, typed by
-    its base: a package does not import the module that composes every package's section).
-    The same judge as :func:`build_judge` (``benchmark`` is part of the factory
-    signature; grading options are looked up per candidate's benchmark anyway).
-    BenchFill closes it with ``aclose``.
+    The same judge as :func:`build_judge` (``params_file`` and ``benchmark`` are part of
+    the factory signature; the params are validated already, and grading options are
+    looked up per candidate's benchmark anyway). BenchFill closes it with ``aclose``.
     """
-    # transitional: build_judge still reads the mapping (what params_model.legacy_mapping gives)
-    return build_judge(params.model_dump(exclude_unset=True), params_file=params_file)
+    return build_judge(params)

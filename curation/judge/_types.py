@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from curation.candidates import Verdict
+from curation.candidates import CALIBRATED, INSERTED, CandidateStatus, Verdict
+
+JUDGED_STATUSES: tuple[CandidateStatus, ...] = (CALIBRATED, INSERTED)
+"""Candidate statuses the judge stage judges; the others pass through untouched."""
 
 UNPARSEABLE = "unparseable judge output"
 """The reason of a verdict whose judge never returned schema-valid JSON (after one repair)."""

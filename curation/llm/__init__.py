@@ -7,8 +7,8 @@ stands in for endpoints offline. Nothing outside this package imports ``openai``
 
 Typical use (what the ``collect`` stage does)::
 
-    models = panel_models(params)
-    backend = build_backend(collect_settings(params), llm_settings(params), models, ...)
+    models = params.panel.models                      # params: the validated ParamsFile
+    backend = build_backend(params.collect, params.llm, models, ...)
     with CompletionCache(path) as cache:
         result = await acollect(items, benchmark=..., models=models, backend=backend, ...)
 """
@@ -21,20 +21,6 @@ if TYPE_CHECKING:
     from curation.llm._accounting import Accounting, Price, Tally
     from curation.llm._cache import CompletionCache
     from curation.llm._client import SAMPLE_HEADER, OpenAIBackend
-    from curation.llm._config import (
-        BACKENDS,
-        DEFAULT_TEMPLATE_FOR,
-        DEFAULT_TEMPLATES,
-        BackendName,
-        CollectSettings,
-        LLMSettings,
-        RetryPolicy,
-        SimulationSettings,
-        collect_settings,
-        llm_settings,
-        panel_models,
-        render_prompt,
-    )
     from curation.llm._errors import LLMCallError
     from curation.llm._panel import (
         CollectResult,
@@ -47,12 +33,21 @@ if TYPE_CHECKING:
         responses_from_samples,
         run_calls,
     )
+    from curation.llm._prompt import render_prompt
     from curation.llm._scrub import Secrets, redact_url
     from curation.llm._settings import (
+        BACKENDS,
+        DEFAULT_TEMPLATE_FOR,
+        DEFAULT_TEMPLATES,
+        NO_PANEL,
         AnswerType,
+        CollectSettings,
         CollectSimulationSettings,
+        HttpTransport,
+        LLMSettings,
         PanelModel,
         PanelSettings,
+        require_panel,
         with_role_defaults,
     )
     from curation.llm._setup import (
@@ -73,42 +68,44 @@ if TYPE_CHECKING:
         load_difficulties,
     )
     from curation.llm._types import Backend, CallResult, ChatRequest, Completion, Message, Sampling
+    from curation.settings import BackendName
 
 _EXPORTS = {
     "AnswerType": "_settings",
     "CollectSimulationSettings": "_settings",
     "PanelModel": "_settings",
     "PanelSettings": "_settings",
+    "HttpTransport": "_settings",
+    "NO_PANEL": "_settings",
+    "require_panel": "_settings",
     "with_role_defaults": "_settings",
-    "BACKENDS": "_config",
+    "BACKENDS": "_settings",
     "BACKEND_KINDS": "_setup",
-    "DEFAULT_TEMPLATES": "_config",
-    "DEFAULT_TEMPLATE_FOR": "_config",
+    "DEFAULT_TEMPLATES": "_settings",
+    "DEFAULT_TEMPLATE_FOR": "_settings",
     "SAMPLE_HEADER": "_client",
     "SIMULATED_PREFIX": "_simulate",
     "Accounting": "_accounting",
     "Backend": "_types",
     "BackendKind": "_setup",
-    "BackendName": "_config",
+    "BackendName": "curation.settings",
     "CallResult": "_types",
     "ChatRequest": "_types",
     "CollectResult": "_panel",
-    "CollectSettings": "_config",
+    "CollectSettings": "_settings",
     "Completion": "_types",
     "CompletionCache": "_cache",
     "ItemTruth": "_simulate",
     "LLMCallError": "_errors",
-    "LLMSettings": "_config",
+    "LLMSettings": "_settings",
     "Message": "_types",
     "OpenAIBackend": "_client",
     "PlannedCall": "_panel",
     "Price": "_accounting",
-    "RetryPolicy": "_config",
     "RunStats": "_panel",
     "Sampling": "_types",
     "Secrets": "_scrub",
     "SimulatedBackend": "_simulate",
-    "SimulationSettings": "_config",
     "SkippedItem": "_panel",
     "Tally": "_accounting",
     "acollect": "_panel",
@@ -116,17 +113,14 @@ _EXPORTS = {
     "backend_kind": "_setup",
     "build_backend": "_setup",
     "cached_complete": "_setup",
-    "collect_settings": "_config",
     "default_abilities": "_simulate",
     "grade_calls": "_panel",
     "hashed_difficulty": "_simulate",
     "item_truths": "_setup",
-    "llm_settings": "_config",
     "load_difficulties": "_simulate",
-    "panel_models": "_config",
     "plan_calls": "_panel",
     "redact_url": "_scrub",
-    "render_prompt": "_config",
+    "render_prompt": "_prompt",
     "responses_from_samples": "_panel",
     "run_calls": "_panel",
 }
@@ -136,6 +130,9 @@ __all__ = [
     "CollectSimulationSettings",
     "PanelModel",
     "PanelSettings",
+    "HttpTransport",
+    "NO_PANEL",
+    "require_panel",
     "with_role_defaults",
     "BACKENDS",
     "BACKEND_KINDS",
@@ -160,12 +157,10 @@ __all__ = [
     "OpenAIBackend",
     "PlannedCall",
     "Price",
-    "RetryPolicy",
     "RunStats",
     "Sampling",
     "Secrets",
     "SimulatedBackend",
-    "SimulationSettings",
     "SkippedItem",
     "Tally",
     "acollect",
@@ -173,14 +168,11 @@ __all__ = [
     "backend_kind",
     "build_backend",
     "cached_complete",
-    "collect_settings",
     "default_abilities",
     "grade_calls",
     "hashed_difficulty",
     "item_truths",
-    "llm_settings",
     "load_difficulties",
-    "panel_models",
     "plan_calls",
     "redact_url",
     "render_prompt",

@@ -12,8 +12,8 @@ invariant 2). Design choices, each for a measured or stated reason:
   extra) by default, one keep-alive client per endpoint: against a 50 ms server at
   64 concurrent calls it spent 30-50% less client CPU per request than the default
   httpx transport (httpcore's pool bookkeeping, h11 and anyio were a third of the
-  request's cost; see benchmarks/bench_llm.py). ``LLMSettings.http_transport = "httpx"`` keeps
-  the SDK's default transport, with several clients per endpoint (one per
+  request's cost; see benchmarks/bench_llm.py). ``OpenAIBackend(..., http_transport="httpx")``
+  keeps the SDK's default transport, with several clients per endpoint (one per
   ``clients_per_connections`` slots): httpcore scans its whole connection pool on
   every request, and at 64 connections that scan cost more than the request itself.
 * Non-streamed calls go through ``client.post("/chat/completions", cast_to=object)``
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import math
 import os
@@ -41,10 +42,9 @@ from typing import Any
 import openai
 
 from curation.errors import ConfigError
-from curation.llm._config import LLMSettings
 from curation.llm._errors import LLMCallError
 from curation.llm._scrub import Secrets, redact_url
-from curation.llm._settings import PanelModel
+from curation.llm._settings import HttpTransport, LLMSettings, PanelModel
 from curation.llm._types import ChatRequest, Completion, ShardSpec
 
 SAMPLE_HEADER = "X-Benchcurate-Sample"
@@ -124,7 +124,13 @@ class _Route:
 
 
 class OpenAIBackend:
-    """Answers chat requests from OpenAI-compatible endpoints, with retries and limits."""
+    """Answers chat requests from OpenAI-compatible endpoints, with retries and limits.
+
+    ``http_transport`` and ``clients_per_connections`` are not params.yaml keys: aiohttp
+    is what the pipeline uses; httpx (the SDK's default, with one client per
+    ``clients_per_connections`` concurrent slots) is kept for comparison and as a
+    fallback (benchmarks/bench_llm.py).
+    """
 
     name = "openai"
 
@@ -135,9 +141,13 @@ class OpenAIBackend:
         *,
         environ: Mapping[str, str] | None = None,
         rng: random.Random | None = None,
+        http_transport: HttpTransport = "aiohttp",
+        clients_per_connections: int = 8,
     ) -> None:
         env = os.environ if environ is None else environ
         self.settings = settings
+        self.http_transport: HttpTransport = http_transport
+        self.clients_per_connections = clients_per_connections
         self._models = tuple(models)
         self._environ = {
             name: env[name]
@@ -180,7 +190,14 @@ class OpenAIBackend:
         for m, url, key in resolved:
             endpoint = endpoints[url]
             if (url, key) not in clients:
-                clients[url, key] = _clients_for(url, key, endpoint.limit, settings)
+                clients[url, key] = _clients_for(
+                    url,
+                    key,
+                    endpoint.limit,
+                    settings,
+                    transport=http_transport,
+                    clients_per_connections=clients_per_connections,
+                )
             self._routes[m.name] = _Route(m, endpoint, clients[url, key], m.api_key_env)
         self._clients = [c for group in clients.values() for c in group]
 
@@ -196,7 +213,11 @@ class OpenAIBackend:
     def shard_spec(self, cache_path: str) -> ShardSpec:
         """What worker processes need to rebuild this backend (see ``_processes``)."""
         return ShardSpec(
-            factory=OpenAIBackend,
+            factory=functools.partial(
+                OpenAIBackend,
+                http_transport=self.http_transport,
+                clients_per_connections=self.clients_per_connections,
+            ),
             models=self._models,
             settings=self.settings,
             environ=self._environ,
@@ -223,7 +244,7 @@ class OpenAIBackend:
         route = self._routes.get(request.model)
         if route is None:
             raise ConfigError(f"no panel model named {request.model!r}")
-        policy = self.settings.retry
+        settings = self.settings
         attempts = 0
         last: _Retryable | None = None
         while True:
@@ -241,13 +262,13 @@ class OpenAIBackend:
                     endpoint=route.endpoint.url,
                     attempts=attempts,
                 ) from None
-            if attempts > policy.max_retries:
+            if attempts > settings.max_retries:
                 break
-            await asyncio.sleep(policy.delay(attempts - 1, self._rng, last.retry_after))
+            await asyncio.sleep(settings.retry_delay(attempts - 1, self._rng, last.retry_after))
         raise LLMCallError(
             f"model {request.model!r} (model id {request.model_id!r}) at "
             f"{route.endpoint.url}: no answer after {attempts} attempts "
-            f"({policy.max_retries} retries); last error: {last}. Check that the endpoint "
+            f"({settings.max_retries} retries); last error: {last}. Check that the endpoint "
             "is up, or lower panel.models[].concurrency / raise llm.max_retries",
             model=request.model,
             endpoint=route.endpoint.url,
@@ -450,7 +471,15 @@ def _dropped(exc: BaseException) -> bool:
     return False
 
 
-def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[openai.AsyncOpenAI]:
+def _clients_for(
+    url: str,
+    key: str,
+    limit: int,
+    settings: LLMSettings,
+    *,
+    transport: HttpTransport,
+    clients_per_connections: int,
+) -> list[openai.AsyncOpenAI]:
     """The SDK clients serving one (endpoint, key): one on aiohttp, ``limit / k`` on httpx.
 
     The aiohttp session inside is created lazily on the first request, so the
@@ -462,7 +491,7 @@ def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[
     timeout = openai.Timeout(
         settings.timeout_s, connect=settings.connect_timeout_s, pool=settings.connect_timeout_s
     )
-    if settings.http_transport == "aiohttp":
+    if transport == "aiohttp":
         try:
             http = openai.DefaultAioHttpClient(timeout=timeout)
         except RuntimeError as exc:  # the SDK without its aiohttp extra
@@ -474,7 +503,7 @@ def _clients_for(url: str, key: str, limit: int, settings: LLMSettings) -> list[
                 base_url=url, api_key=key, max_retries=0, timeout=timeout, http_client=http
             )
         ]
-    n = max(1, math.ceil(limit / settings.clients_per_connections))
+    n = max(1, math.ceil(limit / clients_per_connections))
     return [
         openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
         for _ in range(n)

@@ -22,14 +22,9 @@ from curation.errors import ConfigError
 from curation.grading import CodeSandbox, GradingSettings, grade, method_for
 from curation.llm._accounting import Accounting, Price
 from curation.llm._cache import CompletionCache
-from curation.llm._config import (
-    CollectSettings,
-    LLMSettings,
-    PanelModel,
-    render_prompt,
-    template_id_for,
-)
+from curation.llm._prompt import render_prompt
 from curation.llm._reply_version import reply_version, stored_key
+from curation.llm._settings import CollectSettings, LLMSettings, PanelModel
 from curation.llm._types import (
     Backend,
     CallResult,
@@ -132,7 +127,7 @@ def plan_calls(
         choices = tuple(row["choices"]) if row.get("choices") is not None else None
         per_model = []
         for m in models:
-            template_id = template_id_for(m, answer_type, collect)
+            template_id = collect.template_id(m, answer_type)
             template = collect.templates.get(template_id)
             if template is None:
                 raise ConfigError(

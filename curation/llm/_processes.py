@@ -26,7 +26,6 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol, cast
 
@@ -80,7 +79,7 @@ def _child(
         m.model_copy(update={"concurrency": share(spec.limits[m.name], index, n)})
         for m in spec.models
     ]
-    settings = replace(spec.settings, processes=1)
+    settings = spec.settings.model_copy(update={"processes": 1})
 
     async def run() -> None:
         backend = spec.factory(models, settings, environ=spec.environ)

@@ -19,9 +19,8 @@ from typing import Protocol
 import polars as pl
 
 from curation.llm._cache import CompletionCache
-from curation.llm._config import CollectSettings, LLMSettings
 from curation.llm._reply_version import SIMULATED, reply_version, stored_key
-from curation.llm._settings import PanelModel
+from curation.llm._settings import CollectSettings, LLMSettings, PanelModel
 from curation.llm._simulate import (
     ItemTruth,
     SimulatedBackend,
@@ -154,8 +153,8 @@ def build_backend(
 
     def simulate() -> Backend:
         difficulties = None
-        if collect.simulation.difficulties is not None:
-            difficulties = load_difficulties(collect.simulation.difficulties)
+        if collect.simulation.difficulties_path is not None:
+            difficulties = load_difficulties(collect.simulation.difficulties_path)
         return SimulatedBackend(
             benchmark=benchmark,
             truths=item_truths(items),

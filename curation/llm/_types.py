@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from curation.llm._config import LLMSettings
-    from curation.llm._settings import PanelModel
+    from curation.llm._settings import LLMSettings, PanelModel
 
 CACHE_KEY_VERSION = 1
 """Bump when the key layout changes, so old rows are never served for new requests."""

@@ -27,13 +27,12 @@ from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from curation.review._accounts import add_account, load_accounts
-    from curation.review._config import TOKEN_ENV, ReviewConfig, review_config
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
     from curation.review._rebuild import rebuild
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
     from curation.review._seed import read_candidates, seed
     from curation.review._serve import ReviewServer, check_bind, is_loopback, serve
-    from curation.review._settings import ReviewSettings
+    from curation.review._settings import DEFAULT_GUIDELINES, TOKEN_ENV, ReviewSettings
     from curation.review._stats import QueueStats, ReviewerStats, format_stats, queue_stats
     from curation.review._store import (
         Decision,
@@ -50,7 +49,8 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "ReviewSettings": "_settings",
-    "TOKEN_ENV": "_config",
+    "TOKEN_ENV": "_settings",
+    "DEFAULT_GUIDELINES": "_settings",
     "Decision": "_store",
     "DecisionConflict": "_store",
     "ExportReport": "_export",
@@ -59,7 +59,6 @@ _EXPORTS = {
     "ItemView": "_store",
     "QueueStats": "_stats",
     "RecalibrationReport": "_recalibrate",
-    "ReviewConfig": "_config",
     "ReviewError": "_store",
     "ReviewServer": "_serve",
     "ReviewStore": "_store",
@@ -79,7 +78,6 @@ _EXPORTS = {
     "read_decisions": "_export",
     "rebuild": "_rebuild",
     "recalibrate": "_recalibrate",
-    "review_config": "_config",
     "seed": "_seed",
     "serve": "_serve",
     "write_decisions": "_export",
@@ -88,6 +86,7 @@ _EXPORTS = {
 __all__ = [
     "ReviewSettings",
     "TOKEN_ENV",
+    "DEFAULT_GUIDELINES",
     "Decision",
     "DecisionConflict",
     "ExportReport",
@@ -96,7 +95,6 @@ __all__ = [
     "ItemView",
     "QueueStats",
     "RecalibrationReport",
-    "ReviewConfig",
     "ReviewError",
     "ReviewServer",
     "ReviewStore",
@@ -116,7 +114,6 @@ __all__ = [
     "read_decisions",
     "rebuild",
     "recalibrate",
-    "review_config",
     "seed",
     "serve",
     "write_decisions",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,8 @@ import polars as pl
 from curation.calibrate import Child, latent_of
 from curation.candidates import BENCHFILL, COLLECTED, Candidate, Source
 from curation.errors import ConfigError, InputError
-from curation.review._config import ReviewConfig
 from curation.review._seed import read_candidates
+from curation.review._settings import ReviewSettings
 from curation.review._store import ItemNotFound, ReviewStore, text_hash
 from curation.schemas import validate_frame
 
@@ -79,7 +79,7 @@ def latent_b(base: Mapping[str, Any], lineage: Mapping[str, Any]) -> tuple[float
 class Origins:
     """The candidate record each edit started from, and parents for the judge."""
 
-    def __init__(self, config: ReviewConfig, benchmark: str, db: Path | None) -> None:
+    def __init__(self, config: ReviewSettings, benchmark: str, db: Path | None) -> None:
         self.benchmark = benchmark
         self.records: dict[str, tuple[dict[str, Any], str]] = {}
         own = config.recalibrated_path(benchmark)
@@ -241,7 +241,7 @@ class Edits:
         return [e for e in self.items if force or not e.done(self.previous.get(e.item))]
 
 
-def edits(config: ReviewConfig, benchmark: str, db: Path | None) -> Edits:
+def edits(config: ReviewSettings, benchmark: str, db: Path | None) -> Edits:
     """The edited items of ``benchmark`` (exported), each with the candidate it started from."""
     edited = read_edited(config.edited_path(benchmark)).filter(pl.col("benchmark") == benchmark)
     origins = Origins(config, benchmark, db)
@@ -272,18 +272,19 @@ def edits(config: ReviewConfig, benchmark: str, db: Path | None) -> Edits:
 
 
 def exported_edits(
-    config: ReviewConfig,
-    params: Mapping[str, Any],
+    config: ReviewSettings,
+    configured: Collection[str],
     benchmarks: Sequence[str] | None = None,
     *,
     db: Path | None = None,
 ) -> tuple[list[Edits], dict[str, str]]:
-    """The :func:`edits` of each benchmark (``benchmarks``, default params'), and why a
-    benchmark has none (no edited file exported). ``db`` defaults to ``config.db``."""
+    """The :func:`edits` of each benchmark (``benchmarks``, default the ``configured``
+    ones of params), and why a benchmark has none (no edited file exported). ``db``
+    defaults to ``config.db``."""
     if benchmarks:
         names = list(dict.fromkeys(benchmarks))
     else:
-        names = list(params.get("benchmarks") or {})
+        names = list(configured)
         if not names:
             raise ConfigError("no benchmarks in params.yaml; pass --benchmark")
     found, skipped = [], {}

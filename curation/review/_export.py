@@ -19,18 +19,23 @@ there is nothing), so the build stage's dependencies always exist.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from curation.errors import InputError
 from curation.io.atomic import write_text
 from curation.io.tables import write_table
-from curation.review._config import ReviewConfig, benchmark_meta
+from curation.review._seed import benchmark_meta
+from curation.review._settings import ReviewSettings
 from curation.review._store import Decision, ItemView, ReviewStore
 from curation.schemas import polars_schema, validate_records
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
 
 DECISION = "decision"
 ACCEPTED = "accepted_item"
@@ -137,9 +142,11 @@ def _is_edited(view: ItemView) -> bool:
     return view.current.text_hash in edits
 
 
-def _meta(view: ItemView, params: dict[str, Any], file: str) -> tuple[str, str]:
+def _meta(
+    view: ItemView, benchmarks: Mapping[str, BenchmarkSettings], file: str
+) -> tuple[str, str]:
     b = view.state.benchmark
-    p_domain, p_license = benchmark_meta(params, b)
+    p_domain, p_license = benchmark_meta(benchmarks, b)
     domain, lic = view.domain or p_domain, view.license or p_license
     if not domain or not lic:
         raise InputError(
@@ -230,7 +237,9 @@ def _lineage(view: ItemView) -> str:
     )
 
 
-def accepted_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[str, Any] | None:
+def accepted_row(
+    view: ItemView, benchmarks: Mapping[str, BenchmarkSettings], *, file: str
+) -> dict[str, Any] | None:
     """The ``accepted_item`` record of a queue item, or None (no z, or not reviewable)."""
     cur = view.current
     rec = cur.record
@@ -239,7 +248,7 @@ def accepted_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[s
         return None
     if status == "conflict":
         status = "pending"  # reviewers disagree: undecided until an adjudicator decides
-    domain, lic = _meta(view, params, file)
+    domain, lic = _meta(view, benchmarks, file)
     edited = _is_edited(view)
     last = view.state.last_decision
     simulated = cur.source == "simulated"
@@ -296,12 +305,14 @@ def accepted_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[s
     }
 
 
-def edited_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[str, Any] | None:
+def edited_row(
+    view: ItemView, benchmarks: Mapping[str, BenchmarkSettings], *, file: str
+) -> dict[str, Any] | None:
     """The ``item`` record of an edited version waiting for calibration, or None."""
     cur = view.current
     if view.state.status != "needs-calibration" or cur.origin != "edit":
         return None
-    domain, lic = _meta(view, params, file)
+    domain, lic = _meta(view, benchmarks, file)
     editor = next(d for d in view.history if d.id == cur.decision_id)
     return {
         "benchmark": view.state.benchmark,
@@ -336,7 +347,11 @@ def edited_row(view: ItemView, params: dict[str, Any], *, file: str) -> dict[str
 
 
 def export(
-    store: ReviewStore, *, config: ReviewConfig, params: dict[str, Any], force: bool = False
+    store: ReviewStore,
+    *,
+    config: ReviewSettings,
+    benchmarks: Mapping[str, BenchmarkSettings],
+    force: bool = False,
 ) -> ExportReport:
     """Write the decision log, the reviewed items and the edited items (see module doc).
 
@@ -346,15 +361,14 @@ def export(
     n = write_decisions(config.decisions, store.decisions(), force=force)
     report = ExportReport(decisions_file=str(config.decisions), n_decisions=n)
     report.files.append(str(config.decisions))
-    configured = list((params.get("benchmarks") or {}).keys())
-    benchmarks = sorted(set(configured) | set(store.benchmarks()))
-    views: dict[str, list[ItemView]] = {b: [] for b in benchmarks}
+    names = sorted(set(benchmarks) | set(store.benchmarks()))
+    views: dict[str, list[ItemView]] = {b: [] for b in names}
     for state, _v, _d, _l in store.current_versions():
         views[state.benchmark].append(store.item(state.benchmark, state.candidate))
-    for b in benchmarks:
+    for b in names:
         acc_path, ed_path = config.accepted_path(b), config.edited_path(b)
-        acc_rows = [r for v in views[b] if (r := accepted_row(v, params, file=str(acc_path)))]
-        ed_rows = [r for v in views[b] if (r := edited_row(v, params, file=str(ed_path)))]
+        acc_rows = [r for v in views[b] if (r := accepted_row(v, benchmarks, file=str(acc_path)))]
+        ed_rows = [r for v in views[b] if (r := edited_row(v, benchmarks, file=str(ed_path)))]
         acc = pl.DataFrame(acc_rows, schema=polars_schema(ACCEPTED), orient="row").sort("item")
         ed = pl.DataFrame(ed_rows, schema=polars_schema(ITEM), orient="row").sort("item")
         write_table(acc, acc_path, ACCEPTED)

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from curation.errors import InputError
-from curation.review._config import ReviewConfig
 from curation.review._export import read_decisions
 from curation.review._seed import read_candidates, seed_records
+from curation.review._settings import ReviewSettings
 from curation.review._store import ReviewStore, SeedRecord
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
 
 
 @dataclass
@@ -35,8 +39,8 @@ class RebuildReport:
 
 def rebuild(
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
+    config: ReviewSettings,
+    benchmarks: Mapping[str, BenchmarkSettings],
     files: list[Path],
     force: bool = False,
 ) -> RebuildReport:
@@ -49,9 +53,9 @@ def rebuild(
             file=str(target),
         )
     log = sorted(read_decisions(config.decisions), key=lambda r: r["decision_id"])
-    recalibrated = {str(config.recalibrated_path(b)) for b in (params.get("benchmarks") or {})}
+    recalibrated = {str(config.recalibrated_path(b)) for b in benchmarks}
     frames = [read_candidates(f) for f in files]
-    records, _filtered = seed_records(frames, config=config, params=params)
+    records, _filtered = seed_records(frames, config=config, benchmarks=benchmarks)
     # seed_records keeps row order, dropping filtered rows: match records back to files
     by_file: dict[int, str] = {}
     keyed = [(f, r) for f, df in zip(files, frames, strict=True) for r in df.iter_rows(named=True)]

@@ -24,10 +24,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curation.calibrate import (
-    CalibrateSettings,
     Child,
     annotation_lineage,
     gradable_problem,
@@ -47,9 +46,12 @@ from curation.candidates import (
     candidates_frame,
 )
 from curation.io.tables import write_table
-from curation.llm import CallResult, CompletionCache, llm_settings
-from curation.review._config import ReviewConfig
+from curation.llm import CallResult, CompletionCache
 from curation.review._edits import Edit, Edits, exported_edits, latent_b
+from curation.review._settings import ReviewSettings
+
+if TYPE_CHECKING:  # a type only: the params file composes every package's section
+    from curation.params_model import ParamsFile
 
 
 @dataclass
@@ -122,8 +124,7 @@ async def _measure(
     found: Edits,
     todo: Sequence[Edit],
     *,
-    params: dict[str, Any],
-    calibrate: CalibrateSettings,
+    params: ParamsFile,
     params_file: str,
     cache: CompletionCache,
     judge: Any,
@@ -133,7 +134,7 @@ async def _measure(
     """Judge and measure the edits ``todo`` of one benchmark: their records."""
     b = found.benchmark
     # params.yaml calibrate: the backend, seed, panel and adaptive rule BenchFill measures with
-    setup = panel_setup(b, settings=calibrate, params=params, params_file=params_file)
+    setup = panel_setup(b, params=params, params_file=params_file)
     settings, simulated = setup.settings, setup.simulated
     latents = {e.item: latent_b(e.base, e.lineage) for e in todo} if simulated else {}
     # simulated edits keep a latent b
@@ -208,9 +209,8 @@ async def _measure(
 
 async def arecalibrate(
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
-    calibrate: CalibrateSettings,
+    config: ReviewSettings,
+    params: ParamsFile,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,
@@ -223,12 +223,12 @@ async def arecalibrate(
 
     report = RecalibrationReport()
     found, report.skipped = exported_edits(
-        config, params, benchmarks, db=Path(db) if db is not None else None
+        config, list(params.benchmarks), benchmarks, db=Path(db) if db is not None else None
     )
-    with CompletionCache(llm_settings(params, params_file=params_file).cache_path) as cache:
+    with CompletionCache(params.llm.cache_path) as cache:
         judge = None
         if any(f.todo(force=force) for f in found):
-            judge = build_judge(params, params_file=params_file, cache=cache, environ=environ)
+            judge = build_judge(params, cache=cache, environ=environ)
         try:
             for f in found:
                 out = config.recalibrated_path(f.benchmark)
@@ -243,7 +243,6 @@ async def arecalibrate(
                         f,
                         todo,
                         params=params,
-                        calibrate=calibrate,
                         params_file=params_file,
                         cache=cache,
                         judge=judge,
@@ -272,9 +271,8 @@ async def arecalibrate(
 
 def recalibrate(
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
-    calibrate: CalibrateSettings,
+    config: ReviewSettings,
+    params: ParamsFile,
     params_file: str = "params.yaml",
     benchmarks: Sequence[str] | None = None,
     force: bool = False,
@@ -284,19 +282,17 @@ def recalibrate(
 ) -> RecalibrationReport:
     """Measure the exported edited items again; write ``data/review/recalibrated/<b>.parquet``.
 
-    ``calibrate`` is params.yaml ``calibrate``, validated with the rest of the file
-    (``params`` is the same file as a mapping, which the review, llm and judge parsers
-    still read). ``benchmarks`` defaults to params' benchmarks (one without an edited file is
-    skipped). ``force`` recalibrates every edited item, even one already done for its
-    decision and text. ``db`` (default ``config.db``) is where an edit's original
-    candidate is looked up when no configured candidate table has it. See the module
-    doc for what is measured, how, and what is written.
+    ``params`` is the validated params file (its ``calibrate`` section measures the edits
+    as BenchFill measures its children). ``benchmarks`` defaults to params' benchmarks
+    (one without an edited file is skipped). ``force`` recalibrates every edited item,
+    even one already done for its decision and text. ``db`` (default ``config.db``) is
+    where an edit's original candidate is looked up when no configured candidate table
+    has it. See the module doc for what is measured, how, and what is written.
     """
     return asyncio.run(
         arecalibrate(
             config=config,
             params=params,
-            calibrate=calibrate,
             params_file=params_file,
             benchmarks=benchmarks,
             force=force,

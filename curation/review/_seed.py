@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from curation.errors import InputError
-from curation.review._config import ReviewConfig, benchmark_meta
+from curation.review._settings import ReviewSettings
 from curation.review._store import ReviewStore, SeedRecord, SeedReport
 from curation.schemas import validate_frame
 
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
+
 CANDIDATE = "candidate"
+
+
+def benchmark_meta(
+    benchmarks: Mapping[str, BenchmarkSettings], benchmark: str
+) -> tuple[str | None, str | None]:
+    """(domain, license) of a benchmark from params.yaml, if it is configured there."""
+    entry = benchmarks.get(benchmark)
+    if entry is None:
+        return None, None
+    return entry.domain or None, entry.license or None
 
 
 def read_candidates(path: str | Path) -> pl.DataFrame:
@@ -41,7 +54,7 @@ def read_candidates(path: str | Path) -> pl.DataFrame:
 
 
 def _parents(
-    config: ReviewConfig, benchmark: str
+    config: ReviewSettings, benchmark: str
 ) -> tuple[dict[str, tuple[str, str | None]], str | None, str | None]:
     """item id -> (question, answer) of a benchmark's items, and its domain and license."""
     path = config.items_path(benchmark)
@@ -60,8 +73,8 @@ def _parents(
 def seed_records(
     frames: Sequence[pl.DataFrame],
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
+    config: ReviewSettings,
+    benchmarks: Mapping[str, BenchmarkSettings],
 ) -> tuple[list[SeedRecord], int]:
     """Seed records for the candidates that go to review, and how many were filtered."""
     all_rows = [r for df in frames for r in df.iter_rows(named=True)]
@@ -79,7 +92,7 @@ def seed_records(
         if b not in cache:
             cache[b] = _parents(config, b)
         texts, item_domain, item_license = cache[b]
-        p_domain, p_license = benchmark_meta(params, b)
+        p_domain, p_license = benchmark_meta(benchmarks, b)
         parent = row["parent"]
         kind, pq, pa = "none", None, None
         if parent is not None:
@@ -107,12 +120,15 @@ def seed(
     store: ReviewStore,
     paths: Sequence[str | Path],
     *,
-    config: ReviewConfig,
-    params: dict[str, Any],
+    config: ReviewSettings,
+    benchmarks: Mapping[str, BenchmarkSettings],
 ) -> SeedReport:
-    """Seed ``store`` from candidate tables. Idempotent: the same files add nothing."""
+    """Seed ``store`` from candidate tables. Idempotent: the same files add nothing.
+
+    ``benchmarks`` (params' entries) give an item's domain and license when its parents'
+    table does not."""
     frames = [read_candidates(p) for p in paths]
-    records, filtered = seed_records(frames, config=config, params=params)
+    records, filtered = seed_records(frames, config=config, benchmarks=benchmarks)
     label = ", ".join(str(p) for p in paths)
     report = store.seed(records, created_by=f"seed:{label}")
     report.filtered = filtered

@@ -14,7 +14,7 @@ import uvicorn
 
 from curation.errors import ConfigError
 from curation.review._accounts import Accounts
-from curation.review._config import TOKEN_ENV
+from curation.review._settings import TOKEN_ENV
 from curation.review._store import ReviewStore
 from curation.review._web import LOOPBACK_NAMES, create_app
 

@@ -10,7 +10,7 @@ import pytest
 
 from curation.calibrate import AdaptiveSettings, Child, Panel, annotate, b_of_z, z_slope
 from curation.irt import Calibration
-from curation.llm import ChatRequest, Completion, CompletionCache, LLMSettings, collect_settings
+from curation.llm import ChatRequest, CollectSettings, Completion, CompletionCache, LLMSettings
 
 THETA = {f"m{j:02d}": -3.0 + 6.0 * j / 39 for j in range(40)}
 CAL = Calibration(
@@ -57,7 +57,7 @@ def _panel(tmp_path, backend) -> Panel:
         models=tuple(PanelModel(name=m, model_id=m) for m in THETA),
         backend=backend,
         cache=CompletionCache(tmp_path / "cache.sqlite"),
-        collect=collect_settings({}),
+        collect=CollectSettings(),
         llm=LLMSettings(),
         calibration=CAL,
         benchmark="toy",

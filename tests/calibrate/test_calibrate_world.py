@@ -28,11 +28,11 @@ from curation.calibrate import (
 from curation.calibrate._simulate import register_child
 from curation.irt import Calibration
 from curation.llm import (
+    CollectSettings,
     CompletionCache,
     LLMSettings,
     PanelModel,
     SimulatedBackend,
-    collect_settings,
 )
 
 THETA = {f"m{j:02d}": -3.0 + 6.0 * j / 29 for j in range(30)}
@@ -64,7 +64,7 @@ def _panel(tmp_path, backend) -> Panel:
         models=tuple(PanelModel(name=m, model_id=m) for m in THETA),
         backend=backend,
         cache=CompletionCache(tmp_path / "cache.sqlite"),
-        collect=collect_settings({}),
+        collect=CollectSettings(),
         llm=LLMSettings(),
         calibration=CAL,
         benchmark="toy",

@@ -152,7 +152,7 @@ def test_the_stage_s_direct_panel_draws_equal_the_call_path(project, tmp_path):
     direct, direct_metrics = _outputs(project)
     validated = params_of(params)
     settings = validated.fill
-    setup = panel_setup("toy", settings=validated.calibrate, params=params)
+    setup = panel_setup("toy", params=validated)
 
     async def through_calls():
         with CompletionCache(tmp_path / "cache.sqlite") as cache:

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from curation.errors import ConfigError
 from curation.grading import (
     GradingSettings,
     extract_choice,
@@ -14,6 +15,8 @@ from curation.grading import (
     last_boxed,
     parse_number,
 )
+from curation.params_model import validate_params
+from tests.conftest import minimal_benchmark
 
 
 @pytest.mark.parametrize(
@@ -139,6 +142,27 @@ def test_regex_grader_uses_the_pattern_group():
     g = grade("x RESULT=41 then RESULT=42", "42", "exact", settings=settings)
     assert (g.correct, g.extracted, g.method) == (True, "42", "regex")
     assert grade("nothing", "42", "exact", settings=settings).correct is False
+
+
+def _grading(raw: dict) -> GradingSettings:
+    entry = minimal_benchmark("b") | {"grading": raw}
+    return validate_params({"benchmarks": {"b": entry}}).benchmarks["b"].grading
+
+
+def test_grading_settings_are_checked_when_params_are_read():
+    assert _grading({}) == GradingSettings()
+    assert (GradingSettings().rel_tol, GradingSettings().abs_tol) == (1e-4, 1e-9)
+    assert _grading({"method": "regex", "pattern": "A=(\\d+)"}).pattern == "A=(\\d+)"
+    with pytest.raises(ConfigError, match=r"benchmarks.b.grading.pattern: the regex grader needs"):
+        _grading({"method": "regex"})
+    with pytest.raises(ConfigError, match=r"benchmarks.b.grading.method"):
+        _grading({"method": "fuzzy"})
+    with pytest.raises(ConfigError, match=r"grading.pattern: not a valid regular expression"):
+        _grading({"method": "regex", "pattern": "A=("})
+    with pytest.raises(ConfigError, match=r"grading.rel_tol"):
+        _grading({"rel_tol": -1.0})
+    with pytest.raises(ConfigError, match=r"grading.tolerance: unknown setting"):
+        _grading({"tolerance": 0.1})
 
 
 class _Recorder:

@@ -11,6 +11,7 @@ import pytest
 from curation.errors import ConfigError
 from curation.judge import NO_OWN_ANSWER, UNPARSEABLE, LLMJudge, build_judge
 from curation.llm import Completion, LLMCallError
+from tests.conftest import params_of
 from tests.judge.conftest import REPAIR_MARK, candidate, judge_params, parent
 
 GOOD_VERDICT = {
@@ -23,7 +24,7 @@ GOOD_VERDICT = {
 
 def _assess(params, cand, par):
     async def go():
-        judge = build_judge(params)
+        judge = build_judge(params_of(params))
         async with judge:
             return await judge.assess(cand, par), judge
 
@@ -189,12 +190,12 @@ def test_missing_endpoint_settings_fail_early(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.delenv(BASE_URL_ENV, raising=False)
     with pytest.raises(ConfigError, match=BASE_URL_ENV):
-        build_judge(judge_params(tmp_path))
+        build_judge(params_of(judge_params(tmp_path)))
 
 
 def test_disabled_judge_is_none(tmp_path: Path):
-    assert build_judge(judge_params(tmp_path, enabled=False)) is None
-    assert isinstance(build_judge(judge_params(tmp_path, backend="simulate")), LLMJudge)
+    assert build_judge(params_of(judge_params(tmp_path, enabled=False))) is None
+    assert isinstance(build_judge(params_of(judge_params(tmp_path, backend="simulate"))), LLMJudge)
 
 
 def test_endpoint_refusing_structured_output_is_asked_without_it(tmp_path: Path, judge_server):
@@ -226,7 +227,7 @@ def test_endpoint_refusing_structured_output_is_asked_without_it(tmp_path: Path,
             return Completion(text=json.dumps(reply))
 
     async def go():
-        judge = build_judge(judge_params(tmp_path))
+        judge = build_judge(params_of(judge_params(tmp_path)))
         judge._backend = RefusesFormat()
         async with judge:
             return await judge.assess(candidate("ok"), parent())

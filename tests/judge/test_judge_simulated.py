@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from curation.judge import Judge, Verdict, build_judge, categorize, judge_settings
+import pytest
+
+from curation.errors import ConfigError
+from curation.judge import Judge, JudgeSettings, Verdict, build_judge, categorize
 from tests.conftest import params_of
 from tests.judge.conftest import candidate, judge_params, parent
 
 
 def _verdicts(params, pairs):
     async def go():
-        judge = build_judge(params)
+        judge = build_judge(params_of(params))
         async with judge:
             return [a.verdict for a in await judge.assess_many(pairs)], judge
 
@@ -62,13 +65,42 @@ def test_simulated_rules(tmp_path: Path):
     assert empty.well_posed is False
 
 
-def test_backend_follows_collect_unless_set(tmp_path: Path):
+def _built_backend(params) -> str:
+    judge = build_judge(params_of(params))
+    assert judge is not None
+    return judge.settings.backend_name
+
+
+def test_backend_follows_collect_unless_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     params = judge_params(tmp_path)
     del params["judge"]["backend"]
-    assert judge_settings(params).simulated  # collect.backend: simulate
+    assert params_of(params).judge.backend is None  # the file's value: follow collect
+    assert _built_backend(params) == "simulate"  # collect.backend: simulate
     params["collect"]["backend"] = "openai"
-    assert not judge_settings(params).simulated
-    assert judge_settings({}).model.temperature == 0.0
+    monkeypatch.setenv("TEST_BASE_URL", "http://127.0.0.1:9/v1")  # the judge checks its env
+    monkeypatch.setenv("TEST_API_KEY", "EMPTY")
+    params["judge"]["model"] |= {"base_url_env": "TEST_BASE_URL", "api_key_env": "TEST_API_KEY"}
+    assert _built_backend(params) == "openai"
+    params["judge"]["backend"] = "simulate"  # named: collect's no longer counts
+    assert _built_backend(params) == "simulate"
+    assert JudgeSettings().model.temperature == 0.0
+    with pytest.raises(ValueError, match="resolve it first"):
+        _ = JudgeSettings().simulated  # null cannot be read without collect.backend
+    assert JudgeSettings().resolved("openai").model_label == "judge"
+    assert JudgeSettings().resolved("simulate").model_label == "simulated"
+
+
+def test_judge_settings_errors_name_the_key(tmp_path: Path):
+    params = judge_params(tmp_path)
+    params["judge"]["model"]["trials"] = 3
+    with pytest.raises(ConfigError, match=r"judge.model.trials: not used by the judge"):
+        params_of(params)
+    params = judge_params(tmp_path, response_format="xml")
+    with pytest.raises(ConfigError, match=r"judge.response_format"):
+        params_of(params)
+    params = judge_params(tmp_path, simulation={"false_reject_rate": 1.5})
+    with pytest.raises(ConfigError, match=r"judge.simulation.false_reject_rate"):
+        params_of(params)
 
 
 def test_verdict_passed_and_categories():

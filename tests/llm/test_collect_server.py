@@ -22,7 +22,6 @@ from curation.llm import (
     Message,
     OpenAIBackend,
     PanelModel,
-    RetryPolicy,
     Sampling,
 )
 from curation.params import load_params
@@ -115,9 +114,7 @@ def _backend(server, *, retries=2, timeout=5.0, key=API_KEY, concurrency=4):
         api_key_env=API_KEY_ENV,
         concurrency=concurrency,
     )
-    settings = LLMSettings(
-        timeout_s=timeout, retry=RetryPolicy(max_retries=retries, backoff_base_s=0.01)
-    )
+    settings = LLMSettings(timeout_s=timeout, max_retries=retries, backoff_base_s=0.01)
     env = {BASE_URL_ENV: server.base_url, API_KEY_ENV: key}
     return OpenAIBackend([model], settings, environ=env)
 

@@ -11,10 +11,11 @@ import yaml
 
 from curation.errors import ConfigError
 from curation.params import load_params
+from curation.params_model import validate_params
 from curation.schemas import validate_frame
 from pipelines import ingest
 from pipelines import responses as responses_stage
-from tests.conftest import TOY_LONG, params_of
+from tests.conftest import TOY_LONG, minimal_benchmark, params_of
 from tests.llm.conftest import make_items, panel, write_project
 
 SIM_PANEL = """
@@ -133,8 +134,9 @@ def test_params_snippet_for_the_lead_parses(tmp_path: Path):
     """The sections proposed for params.yaml are valid as written."""
     snippet = (Path(__file__).parent / "fixtures" / "params_llm.yaml").read_text()
     params = yaml.safe_load(snippet)
-    from curation.llm import collect_settings, llm_settings, panel_models
+    params["benchmarks"] = {"b": minimal_benchmark("b")}
+    checked = validate_params(params)
 
-    assert collect_settings(params).enabled is False
-    assert len(panel_models(params)) >= 3
-    assert llm_settings(params).cache_path.name == "completions.sqlite"
+    assert checked.collect.enabled is False
+    assert checked.panel is not None and len(checked.panel.models) >= 3
+    assert checked.llm.cache_path.name == "completions.sqlite"

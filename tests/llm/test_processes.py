@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -20,13 +19,12 @@ from curation.llm import (
     LLMCallError,
     OpenAIBackend,
     acollect,
-    collect_settings,
-    llm_settings,
-    panel_models,
+    require_panel,
 )
 from curation.llm._processes import share
+from curation.params_model import validate_params
 from curation.schemas import conform
-from tests.conftest import REPO
+from tests.conftest import REPO, minimal_benchmark
 from tests.llm.conftest import (
     API_KEY,
     API_KEY_ENV,
@@ -40,6 +38,7 @@ from tests.llm.fake_openai_server import FAULT_KINDS, FaultPlan
 
 def _params(models: list[dict]) -> dict:
     return {
+        "benchmarks": {"scripted": minimal_benchmark("scripted")},
         "panel": {"models": models},
         "collect": {"enabled": True, "backend": "openai", "seed": 11, "progress": False},
         "llm": {"timeout_s": 5, "max_retries": 10, "backoff_base_s": 0.01, "backoff_max_s": 0.2},
@@ -47,8 +46,9 @@ def _params(models: list[dict]) -> dict:
 
 
 def _collect(items: list[dict], params: dict, cache: Path, env: dict[str, str], processes: int):
-    models = panel_models(params)
-    llm = replace(llm_settings(params), processes=processes)
+    checked = validate_params(params)
+    models = require_panel(checked.panel)
+    llm = checked.llm.model_copy(update={"processes": processes})
     frame = conform(pl.DataFrame(items, infer_schema_length=None), "item")
 
     async def run():
@@ -61,7 +61,7 @@ def _collect(items: list[dict], params: dict, cache: Path, env: dict[str, str], 
                     models=models,
                     backend=backend,
                     cache=store,
-                    collect=collect_settings(params),
+                    collect=checked.collect,
                     llm=llm,
                 )
         finally:

@@ -27,6 +27,7 @@ from curation.judge import UNDECIDED_CATEGORIES, build_judge
 from curation.judge._parse import parse_reply
 from curation.llm import ChatRequest, LLMSettings, Message, OpenAIBackend, PanelModel, Sampling
 from curation.schemas import validate_record
+from tests.conftest import params_of
 from tests.judge.conftest import judge_params
 from tests.llm.conftest import API_KEY, API_KEY_ENV, BASE_URL_ENV
 from tests.llm.fake_openai_server import FakeOpenAIServer
@@ -235,7 +236,7 @@ def test_judge_replayed_on_real_conversations(tmp_path: Path, replay):
     assert len(convs) >= 20
 
     async def go():
-        judge = build_judge(judge_params(tmp_path))
+        judge = build_judge(params_of(judge_params(tmp_path)))
         async with judge:
             return await judge.assess_many(
                 [

@@ -16,26 +16,32 @@ import pytest
 from curation.errors import ConfigError
 from curation.grading import grade
 from curation.llm import (
+    DEFAULT_TEMPLATE_FOR,
+    DEFAULT_TEMPLATES,
     Accounting,
     CallResult,
     ChatRequest,
     Completion,
     CompletionCache,
     ItemTruth,
+    LLMSettings,
     Message,
     PanelModel,
     Price,
-    RetryPolicy,
     Sampling,
     Secrets,
     SimulatedBackend,
-    collect_settings,
     default_abilities,
     hashed_difficulty,
-    llm_settings,
-    panel_models,
     redact_url,
 )
+from curation.params_model import ParamsFile, validate_params
+from tests.conftest import minimal_benchmark
+
+
+def _params(**sections: object) -> ParamsFile:
+    """A params file of one benchmark and ``sections``, validated as `curate validate` does."""
+    return validate_params({"benchmarks": {"b": minimal_benchmark("b")}, **sections})
 
 
 def _request(sample: int = 0, **over) -> ChatRequest:
@@ -163,15 +169,15 @@ def test_accounting_sums_per_stage_and_model():
 
 
 def test_backoff_grows_with_jitter_and_honours_retry_after():
-    policy = RetryPolicy(max_retries=5, backoff_base_s=0.5, backoff_max_s=4.0)
+    policy = LLMSettings(max_retries=5, backoff_base_s=0.5, backoff_max_s=4.0)
     rng = random.Random(1)
     for retry in range(6):
         step = min(4.0, 0.5 * 2**retry)
-        delays = [policy.delay(retry, rng) for _ in range(50)]
+        delays = [policy.retry_delay(retry, rng) for _ in range(50)]
         assert all(step / 2 <= d <= step for d in delays)
         assert len(set(delays)) > 1  # jitter
-    assert policy.delay(0, rng, retry_after=3.0) >= 3.0
-    assert policy.delay(0, rng, retry_after=1e9) <= policy.max_retry_after_s
+    assert policy.retry_delay(0, rng, retry_after=3.0) >= 3.0
+    assert policy.retry_delay(0, rng, retry_after=1e9) <= policy.max_retry_after_s
 
 
 def test_secrets_are_scrubbed():
@@ -187,23 +193,53 @@ def test_secrets_are_scrubbed():
 # ---- settings -----------------------------------------------------------------------------
 
 
-def test_panel_defaults_come_from_the_schema_and_errors_name_the_key():
-    models = panel_models({"panel": {"models": [{"name": "a", "model_id": "x/a"}]}})
+def test_panel_defaults_come_from_the_model_and_errors_name_the_key():
+    panel = _params(panel={"models": [{"name": "a", "model_id": "x/a"}]}).panel
+    assert panel is not None
+    models = panel.models
     assert models[0] == PanelModel(name="a", model_id="x/a")
     assert models[0].temperature == 0.6 and models[0].trials == 4 and models[0].concurrency is None
     with pytest.raises(ConfigError, match=r"panel.models\[0\].trials"):
-        panel_models({"panel": {"models": [{"name": "a", "model_id": "x", "trials": 0}]}})
-    with pytest.raises(ConfigError, match=r"panel.models: \[1\].name: duplicate 'a'"):
-        panel_models({"panel": {"models": [{"name": "a", "model_id": "x"}] * 2}})
+        _params(panel={"models": [{"name": "a", "model_id": "x", "trials": 0}]})
+    with pytest.raises(ConfigError, match=r"params.yaml: panel.models\[1\].name: duplicate 'a'"):
+        _params(panel={"models": [{"name": "a", "model_id": "x"}] * 2})
     with pytest.raises(ConfigError, match="api_key"):
-        panel_models({"panel": {"models": [{"name": "a", "model_id": "x", "api_key": "sk"}]}})
+        _params(panel={"models": [{"name": "a", "model_id": "x", "api_key": "sk"}]})
     with pytest.raises(ConfigError, match="collect.backend"):
-        collect_settings({"collect": {"backend": "magic"}})
-    with pytest.raises(ConfigError, match="sandbox"):
-        collect_settings({"collect": {"sandbox": "docker"}})
+        _params(collect={"backend": "magic"})
+    with pytest.raises(ConfigError, match="collect.sandbox: 'docker': no code sandbox"):
+        _params(collect={"sandbox": "docker"})
     with pytest.raises(ConfigError, match="llm.timeout_s"):
-        llm_settings({"llm": {"timeout_s": "fast"}})
-    assert collect_settings({}).enabled is False  # import stays the default
+        _params(llm={"timeout_s": "fast"})
+    with pytest.raises(ConfigError, match="llm.max_retries"):
+        _params(llm={"max_retries": -1})
+    assert _params().collect.enabled is False  # import stays the default
+    # collecting needs a panel: validate says so, before the stage would
+    with pytest.raises(ConfigError, match="params.yaml: panel.models: list at least one model"):
+        _params(collect={"enabled": True})
+
+
+def test_templates_are_merged_over_the_builtins_and_must_exist():
+    collect = _params(collect={"templates": {"mine": "Q: {question}"}}).collect
+    assert collect.templates["mine"] == "Q: {question}"
+    assert collect.templates["numeric-boxed"] == DEFAULT_TEMPLATES["numeric-boxed"]
+    assert collect.template_for == DEFAULT_TEMPLATE_FOR  # the built-in choice per type
+    own = _params(collect={"template_for": {"numeric": "free"}}).collect
+    assert (
+        own.template_for["numeric"] == "free" and own.template_for["exact"] == "exact-answer-tags"
+    )
+    with pytest.raises(ConfigError, match=r"collect.template_for.numeric: unknown template 'nope'"):
+        _params(collect={"template_for": {"numeric": "nope"}})
+    model = {"name": "a", "model_id": "x", "prompt_templates": {"choice": "mine"}}
+    with pytest.raises(
+        ConfigError, match=r"panel.models\[0\].prompt_templates.choice: unknown prompt template"
+    ):
+        _params(panel={"models": [model]})
+    chosen = _params(panel={"models": [model]}, collect={"templates": {"mine": "Q: {question}"}})
+    assert chosen.panel is not None
+    assert chosen.collect.template_id(chosen.panel.models[0], "choice") == "mine"
+    assert chosen.collect.template_id(chosen.panel.models[0], "numeric") == "numeric-boxed"
+    assert chosen.llm.cache_path == Path(".llm-cache/completions.sqlite")
 
 
 # ---- simulation ---------------------------------------------------------------------------

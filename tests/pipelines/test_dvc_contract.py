@@ -190,11 +190,11 @@ def test_experiment_show_and_metrics_diff(repo: Path):
 
 
 RELEASE_SCRIPT = """\
-from curation.params import load_params
-from curation.review import ReviewStore, review_config
+from curation.params_model import read_params
+from curation.review import ReviewStore
 from curation.review._store import ReviewError
 
-store = ReviewStore.open(review_config(load_params("params.yaml")).db)
+store = ReviewStore.open(read_params("params.yaml").review.db)
 rows, _ = store.queue(benchmark="toy", status="pending")
 for row in rows:  # the first one a reviewer may accept (measured, judge passed)
     try:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from curation.llm import collect_settings, llm_settings, panel_models
 from curation.params import benchmark_names, benchmark_spec, load_params
-from curation.review import review_config
+from curation.params_model import validate_params
 from tests.conftest import REPO
 
 
@@ -15,15 +14,13 @@ def test_shipped_params_parse_for_every_stage():
     for name in names:
         spec = benchmark_spec(params, name)
         assert spec.responses is not None
-    assert collect_settings(params).enabled is False, "the default imports real responses"
-    llm_settings(params)
-    assert len(panel_models(params)) >= 2
-    review_config(params)
-    from curation.judge import judge_settings
+    checked = validate_params(params)
+    assert checked.collect.enabled is False, "the default imports real responses"
+    assert checked.panel is not None and len(checked.panel.models) >= 2
+    assert checked.judge.resolved(checked.collect.backend).simulated
     from curation.subsets import subsets_config
     from pipelines import annotate, gaps, mirt
 
-    judge_settings(params)
     for name in names:
         subsets_config(params, name)
     annotate._settings(params)

@@ -14,7 +14,8 @@ from publish_project import params, run_subsets_and_build
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "review"))
 from review_fixtures import candidate, write_candidates  # noqa: E402
 
-from curation.review import ReviewStore, export, review_config, seed  # noqa: E402
+from curation.params_model import validate_params  # noqa: E402
+from curation.review import ReviewStore, export, seed  # noqa: E402
 
 
 def test_an_overruled_judge_rejection_reaches_the_filled_config(project: Path) -> None:
@@ -36,10 +37,10 @@ def test_an_overruled_judge_rejection_reaches_the_filled_config(project: Path) -
             candidate("toy-plain-1", question="Tom has 4 apples; he eats 1. How many?", **common),
         ],
     )
-    p = params(project)
-    config = review_config(p)
+    p = validate_params(params(project))
+    config = p.review
     store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
-    seed(store, list(config.candidates), config=config, params=p)
+    seed(store, list(config.candidates), config=config, benchmarks=p.benchmarks)
     for cand, comment in (("toy-over-1", "3 + 5 = 8: the judge misread it"), ("toy-plain-1", "")):
         state = store.state("toy", cand)
         store.decide(
@@ -51,7 +52,7 @@ def test_an_overruled_judge_rejection_reaches_the_filled_config(project: Path) -
             supersedes=None,
             comment=comment,
         )
-    export(store, config=config, params=p)
+    export(store, config=config, benchmarks=p.benchmarks)
 
     run_subsets_and_build(project)
     out = project / "dist/toy/toy-1.0.0"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from review_fixtures import make_project
 
-from curation.params import load_params
-from curation.review import ReviewServer, ReviewStore, review_config, seed
+from curation.params_model import ParamsFile, read_params
+from curation.review import ReviewServer, ReviewSettings, ReviewStore, seed
 
 
 @pytest.fixture
@@ -20,19 +20,19 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def params(project: Path) -> dict:
-    return load_params(project / "params.yaml")
+def params(project: Path) -> ParamsFile:
+    return read_params(project / "params.yaml")
 
 
 @pytest.fixture
-def config(params: dict):
-    return review_config(params)
+def config(params: ParamsFile) -> ReviewSettings:
+    return params.review
 
 
 @pytest.fixture
 def store(project: Path, params: dict, config) -> ReviewStore:
     s = ReviewStore.create(config.db)
-    seed(s, list(config.candidates), config=config, params=params)
+    seed(s, list(config.candidates), config=config, benchmarks=params.benchmarks)
     return s
 
 

@@ -93,7 +93,7 @@ def test_accept_reject_edit_in_the_browser_and_export(page, server, store, confi
     page.goto(server.url + "/item/toy/c-sim")
     expect(page.locator("#simulated-banner")).to_be_visible()
 
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     lines = [json.loads(x) for x in config.decisions.read_text().splitlines()]
     got = {r["candidate"]: r for r in lines}
     assert set(got) == {"c-acc", "c-rej", "c-edit"}

@@ -19,8 +19,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from review_fixtures import candidate, make_project
 
 from curation.cli import main as curate
-from curation.params import load_params
-from curation.review import ReviewServer, ReviewStore, export, review_config, seed
+from curation.params_model import read_params
+from curation.review import ReviewServer, ReviewStore, export, seed
 from curation.review._accounts import load_accounts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,10 +45,10 @@ def _project(root: Path, rows: list[dict], **review: object) -> tuple[ReviewStor
     raw = yaml.safe_load((root / "params.yaml").read_text())
     raw["review"].update(review)
     (root / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
-    params = load_params(root / "params.yaml")
-    config = review_config(params)
+    params = read_params(root / "params.yaml")
+    config = params.review
     store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
-    seed(store, list(config.candidates), config=config, params=params)
+    seed(store, list(config.candidates), config=config, benchmarks=params.benchmarks)
     return store, config, params
 
 
@@ -166,7 +166,7 @@ def test_bulk_accept_of_a_filter_then_undo_in_the_browser(
         assert outside == []
         page.context.close()
     assert {k: store.state(*k).status for k in store.queue_keys()} == before
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     log = [json.loads(x) for x in config.decisions.read_text().splitlines()]
     batches = {r["batch"] for r in log if r.get("batch")}
     assert batch in batches and len(batches) == 2  # the bulk batch and its undo, both kept
@@ -193,7 +193,7 @@ def test_overruling_the_judge_in_the_browser_needs_a_reason(
         expect(page.locator(".flash-ok")).to_contain_text("overruling the judge")
         assert outside == []
         page.context.close()
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     (rec,) = [json.loads(x) for x in config.decisions.read_text().splitlines()]
     assert rec["overrules_judge"] is True and rec["comment"].startswith("8 is right")
 
@@ -222,7 +222,7 @@ def test_decisions_stay_in_view_at_40_models_and_screenshots(
     shots = os.environ.get("BENCHCURATE_SCREENSHOTS")
     out = (REPO / shots).resolve() if shots else tmp_path  # relative to the repo
     out.mkdir(parents=True, exist_ok=True)
-    with ReviewServer(store, guidelines=config.guidelines) as server:
+    with ReviewServer(store, guidelines=config.guidelines_file) as server:
         page, outside = open_page(browser, server, width=1360, height=900)
         page.goto(server.url + "/")
         set_reviewer(page, "frank")

@@ -41,7 +41,7 @@ def _decide_three(store: ReviewStore) -> None:
 
 def test_export_writes_the_log_and_the_reviewed_items(store, config, params, project):
     _decide_three(store)
-    report = export(store, config=config, params=params)
+    report = export(store, config=config, benchmarks=params.benchmarks)
     assert report.n_decisions == 4
 
     records = read_decisions(config.decisions)  # validated against decision.schema.json
@@ -87,7 +87,7 @@ def test_export_writes_the_log_and_the_reviewed_items(store, config, params, pro
 
 def test_export_is_deterministic_and_keeps_decisions_across_reseeds(store, config, params):
     _decide_three(store)
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     first = [
         config.decisions.read_bytes(),
         config.accepted_path("toy").read_bytes(),
@@ -95,8 +95,10 @@ def test_export_is_deterministic_and_keeps_decisions_across_reseeds(store, confi
     ]
     from curation.review import seed
 
-    seed(store, list(config.candidates), config=config, params=params)  # re-seed: no change
-    export(store, config=config, params=params)
+    seed(
+        store, list(config.candidates), config=config, benchmarks=params.benchmarks
+    )  # re-seed: no change
+    export(store, config=config, benchmarks=params.benchmarks)
     again = [
         config.decisions.read_bytes(),
         config.accepted_path("toy").read_bytes(),
@@ -108,7 +110,7 @@ def test_export_is_deterministic_and_keeps_decisions_across_reseeds(store, confi
 
 def test_export_of_an_empty_queue_writes_empty_files(project, config, params):
     store = ReviewStore.create(config.db)
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     assert config.decisions.read_text() == ""
     assert pl.read_parquet(config.accepted_path("toy")).height == 0  # build deps always exist
 
@@ -119,7 +121,7 @@ def test_stats_throughput_per_reviewer(project, config, params):
     store = ReviewStore.create(config.db, clock=lambda: next(ticks))
     from curation.review import seed
 
-    seed(store, list(config.candidates), config=config, params=params)
+    seed(store, list(config.candidates), config=config, benchmarks=params.benchmarks)
     for cand, who in (("c-acc", "alice"), ("c-rej", "bob"), ("c-xss", "alice"), ("c-sim", "alice")):
         store.decide("toy", cand, decision="rejected", reviewer=who, version=1, supersedes=None)
     stats = queue_stats(store)
@@ -151,13 +153,13 @@ def test_cli_refuses_a_public_bind_without_token(project, capsys):
 
 def test_export_never_silently_drops_exported_decisions(store, config, params, project):
     _decide_three(store)
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     before = config.decisions.read_bytes()
     other = ReviewStore.create(project / "other.sqlite")  # e.g. a wrong --db
     with pytest.raises(InputError, match="would lose them"):
-        export(other, config=config, params=params)
+        export(other, config=config, benchmarks=params.benchmarks)
     assert config.decisions.read_bytes() == before
     # more decisions later: the old export is a prefix of the new one, so it is fine
     store.decide("toy", "c-xss", decision="rejected", reviewer="bob", version=1, supersedes=None)
-    assert export(store, config=config, params=params).n_decisions == 5
-    assert export(other, config=config, params=params, force=True).n_decisions == 0
+    assert export(store, config=config, benchmarks=params.benchmarks).n_decisions == 5
+    assert export(other, config=config, benchmarks=params.benchmarks, force=True).n_decisions == 0

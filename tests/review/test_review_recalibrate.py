@@ -12,9 +12,9 @@ from review_fixtures import PARAMS, make_project
 
 from curation.cli import main
 from curation.irt import Calibration
-from curation.params import load_params
+from curation.params_model import read_params
 from curation.paths import judged_path
-from curation.review import ReviewStore, export, recalibrate, review_config
+from curation.review import ReviewStore, export, recalibrate
 from curation.review._edits import latent_b
 from curation.schemas import validate_frame
 from tests.conftest import params_of
@@ -22,7 +22,7 @@ from tests.conftest import params_of
 EDITED_Q = "Tom has 4 apples and buys 9 more. How many apples does he have now?"
 
 
-def _params(root: Path) -> dict:
+def _params(root: Path) -> None:
     params = yaml.safe_load(PARAMS)
     params["review"] = {"db": "data/review/queue.sqlite"}  # default candidate paths
     params["collect"] = {"backend": "simulate", "seed": 3, "progress": False}
@@ -34,7 +34,6 @@ def _params(root: Path) -> dict:
     }
     params["judge"] = {"enabled": True}
     (root / "params.yaml").write_text(yaml.safe_dump(params))
-    return load_params(root / "params.yaml")
 
 
 @pytest.fixture
@@ -58,8 +57,8 @@ def recal_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
-    params = load_params("params.yaml")
-    config = review_config(params)
+    params = read_params("params.yaml")
+    config = params.review
     assert main(["review", "seed"]) == 0  # default paths; the recalibrated one is missing
     store = ReviewStore.open(config.db)
     decision = store.decide(
@@ -73,9 +72,9 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
         answer="13",
     )
     assert store.state("toy", "c-edit").status == "needs-calibration"
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
 
-    report = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
+    report = recalibrate(config=config, params=params_of(params))
     stats = report.benchmarks["toy"]
     assert (stats.edited, stats.recalibrated, stats.unchanged) == (1, 1, 0)
     assert report.requests > 0 and report.judge_requests > 0 and report.source == "simulated"
@@ -108,7 +107,7 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
 
     # idempotent: nothing asked again, the file untouched, re-seeding adds nothing
     before = out.read_bytes()
-    again = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
+    again = recalibrate(config=config, params=params_of(params))
     assert (again.requests, again.cache_hits, again.judge_requests) == (0, 0, 0)
     assert again.benchmarks["toy"].unchanged == 1 and not again.benchmarks["toy"].written
     assert out.read_bytes() == before
@@ -117,9 +116,9 @@ def test_edit_is_recalibrated_and_returns_pending(recal_project: Path):
     assert store.item("toy", "c-edit").state.version == 3
 
     # once pending, the item leaves the edited export; its record stays in the file
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     assert pl.read_parquet(config.edited_path("toy")).height == 0
-    later = recalibrate(config=config, params=params, calibrate=params_of(params).calibrate)
+    later = recalibrate(config=config, params=params_of(params))
     assert later.benchmarks["toy"].kept == 1
     assert pl.read_parquet(out)["candidate"].to_list() == ["c-edit"]
     acc = pl.read_parquet(config.accepted_path("toy")).filter(pl.col("item") == "c-edit")

@@ -23,7 +23,7 @@ def _seed(store, config, params, rows=None, path: Path | None = None):
     path = path or Path("data/candidates.parquet")
     if rows is not None:
         write_candidates(path, rows)
-    return seed(store, [path], config=config, params=params)
+    return seed(store, [path], config=config, benchmarks=params.benchmarks)
 
 
 def test_seed_takes_reviewable_candidates_and_is_idempotent(store, config, params):

@@ -10,7 +10,8 @@ import pytest
 from review_fixtures import candidate, make_project
 
 from curation.params import load_params
-from curation.review import ReviewStore, export, review_config, seed
+from curation.params_model import validate_params
+from curation.review import ReviewStore, export, seed
 from curation.review._agreement import agreement
 from curation.review._rebuild import rebuild
 from curation.review._stats import format_stats, queue_stats
@@ -25,11 +26,12 @@ def _team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int = 2):
     rows.append(candidate("c-fail", judge_correct=False, judge_reason="wrong"))
     make_project(tmp_path, rows)
     monkeypatch.chdir(tmp_path)
-    params = load_params(tmp_path / "params.yaml")
-    params["review"]["required_reviews"] = n
-    config = review_config(params)
+    raw = load_params(tmp_path / "params.yaml")
+    raw["review"]["required_reviews"] = n
+    params = validate_params(raw)
+    config = params.review
     store = ReviewStore.create(config.db, required_reviews=config.required_reviews)
-    seed(store, list(config.candidates), config=config, params=params)
+    seed(store, list(config.candidates), config=config, benchmarks=params.benchmarks)
     return store, config, params
 
 
@@ -89,7 +91,7 @@ def test_overruling_the_judge_needs_a_reason_and_is_recorded(tmp_path, monkeypat
         _vote(store, "c-fail", "accepted", "alice")
     d = _vote(store, "c-fail", "accepted", "alice", comment="the judge misread the units")
     assert d.overrules_judge and store.state("toy", "c-fail").status == "accepted"
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     rec = [json.loads(x) for x in config.decisions.read_text().splitlines()]
     assert rec[-1]["overrules_judge"] is True
     import polars as pl
@@ -157,12 +159,12 @@ def test_rebuild_from_the_log_reproduces_the_queue(tmp_path, monkeypatch):
         ], [d.to_record() for d in st.decisions()]
 
     expected = snapshot(store)
-    export(store, config=config, params=params)
+    export(store, config=config, benchmarks=params.benchmarks)
     Path(config.db).unlink()
     with pytest.raises(Exception, match="exists"):
         Path(config.db).touch()
-        rebuild(config=config, params=params, files=list(config.candidates))
+        rebuild(config=config, benchmarks=params.benchmarks, files=list(config.candidates))
     Path(config.db).unlink()
-    rebuild(config=config, params=params, files=list(config.candidates))
+    rebuild(config=config, benchmarks=params.benchmarks, files=list(config.candidates))
     again = ReviewStore.open(config.db, required_reviews=config.required_reviews)
     assert snapshot(again) == expected
