@@ -45,10 +45,10 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from curation.irt import FitSettings  # noqa: E402
 from curation.irt._data import Cells, Dense, encode  # noqa: E402
 from curation.irt._eb import SmoothTruth  # noqa: E402
 from curation.irt._fit import fit_map  # noqa: E402
-from curation.irt._settings import Settings  # noqa: E402
 from curation.measure import World, coverage_experiment  # noqa: E402
 from curation.measure._coverage import METHODS  # noqa: E402
 
@@ -59,7 +59,7 @@ class DataWorld:
 
     def __init__(self, benchmark: str, kind: str) -> None:
         self.cells = encode(pl.read_parquet(REPO / "data" / "responses" / f"{benchmark}.parquet"))
-        self.fit = fit_map(self.cells, "1pl", Settings())
+        self.fit = fit_map(self.cells, "1pl", FitSettings())
         self.kind = kind
         lay = Dense(self.cells)
         self.smooth = SmoothTruth.fit(lay.K, lay.N, self.fit.theta, self.fit.theta_se)

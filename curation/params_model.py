@@ -12,12 +12,13 @@ validates the file once and returns the object the code then reads.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from curation.benchmarks import BenchmarkSettings
+from curation.benchmarks import BENCHMARK_NAME, BenchmarkName, BenchmarkSettings
 from curation.calibrate import CalibrateSettings
+from curation.errors import ConfigError
 from curation.fill import FillSettings
 from curation.irt import AnnotateSettings
 from curation.irt.mirt import MirtSettings
@@ -36,7 +37,9 @@ from curation.subsets import SubsetsSettings
 class ParamsFile(Section):
     """The whole params.yaml: one section per stage plus the benchmarks they run on."""
 
-    benchmarks: dict[str, BenchmarkSettings] = Field(min_length=1)
+    benchmarks: dict[BenchmarkName, BenchmarkSettings] = Field(
+        min_length=1, json_schema_extra={"propertyNames": {"pattern": BENCHMARK_NAME.pattern}}
+    )
     """Benchmark name -> its items, responses and provenance; every stage runs per entry."""
     check: CheckSettings = CheckSettings()
     """Response-matrix diagnostics (stage check)."""
@@ -86,6 +89,22 @@ class ParamsFile(Section):
         if problem is not None:
             raise ValueError(f".review{problem}")
         return self
+
+    @model_validator(mode="after")
+    def _names_are_configured(self) -> Self:
+        """Benchmark names in other sections must be keys of ``benchmarks``."""
+        self.mirt.check_pool(self.benchmarks)
+        return self
+
+    def benchmark(self, name: str, *, params_file: str = "params.yaml") -> BenchmarkSettings:
+        """``benchmarks.<name>``; a name that is not configured is an error listing those
+        that are (a ``--benchmark`` typo)."""
+        entry = self.benchmarks.get(name)
+        if entry is None:
+            raise ConfigError(
+                f"{params_file}: no benchmark {name!r}; configured: {', '.join(self.benchmarks)}"
+            )
+        return entry
 
 
 def validate_params(params: Any, *, params_file: str = "params.yaml") -> ParamsFile:

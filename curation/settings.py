@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from curation.errors import ConfigError
@@ -30,6 +30,9 @@ BackendName = Literal["simulate", "openai"]
 """simulate: the seeded offline simulation; openai: OpenAI-compatible endpoints."""
 TargetSpec = str | dict[str, Any]
 """A measure target: "uniform", "beta(a, b)", or a mapping with ``kind`` (curation.measure)."""
+FilePath = Annotated[Path, Field(strict=False), WithJsonSchema({"type": "string"})]
+"""A file or folder named in params.yaml: YAML gives text, the code gets a ``Path``
+(the schema still says string: a path is written as text)."""
 
 
 def default_targets() -> list[TargetSpec]:
@@ -96,7 +99,7 @@ def _dotted(parts: Sequence[Any]) -> str:
     (pydantic adds ``[key]`` after it) is named by the key alone."""
     out = ""
     for part in parts:
-        if part == "[key]":
+        if part == "[key]":  # pydantic's marker for "the key itself" (a benchmark's name)
             continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from curation.params import benchmark_names
 from curation.paths import (
     GAPS_METRICS,
     check_metrics_path,
@@ -15,6 +14,9 @@ from curation.paths import (
 )
 from curation.report.format import DASH, fixed, general, interval, percent, with_interval
 from curation.report.text import table
+
+if TYPE_CHECKING:
+    from curation.params_model import ParamsFile
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -243,8 +245,8 @@ def fill_table(names: list[str]) -> str:
     return table(header, rows)
 
 
-def print_summary(params: dict[str, Any]) -> int:
-    names = benchmark_names(params)
+def print_summary(params: ParamsFile) -> int:
+    names = list(params.benchmarks)
     print("Response-matrix checks (metrics/check/, reports/check/):")
     print(check_table(names))
     print("\nIRT difficulty (metrics/irt/, data/difficulty/, plots/irt/):")

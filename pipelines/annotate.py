@@ -21,8 +21,8 @@ from curation.errors import InputError
 from curation.io.atomic import non_finite_paths, write_json
 from curation.io.npz import write_npz
 from curation.io.tables import read_table, write_table
-from curation.irt import AnnotateSettings, bic_compare, fit, loo_stability
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.irt import bic_compare, fit, loo_stability
+from curation.params_model import ParamsFile
 from curation.paths import (
     calibration_path,
     difficulty_path,
@@ -31,18 +31,9 @@ from curation.paths import (
     irt_plot_path,
     responses_path,
 )
-from curation.plots._style import plot_settings
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
 from curation.schemas import conform, validate_records
-from curation.settings import parse_section
 from curation.stage_main import stage_main
-
-
-def _settings(params: dict[str, Any], params_file: str = "params.yaml") -> dict[str, Any]:
-    section = parse_section(
-        AnnotateSettings, params.get("annotate"), where=f"{params_file}: annotate"
-    )
-    return section.model_dump()
 
 
 def _require_fittable(responses: pl.DataFrame, *, file: str) -> None:
@@ -79,38 +70,38 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    cfg = _settings(raw, params_file)
+    cfg = params.annotate
     responses_file = responses_path(benchmark)
     responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
     _require_fittable(responses, file=str(responses_file))
     n_models = responses.get_column("model").n_unique()
     loo_note = None
-    if cfg["loo"] and n_models < 3:
+    run_loo = cfg.loo
+    if run_loo and n_models < 3:
         # dropping one of 2 models leaves a 1-model matrix no scale can be fitted on
         loo_note = (
             f"leave-one-model-out skipped: it needs at least 3 models, the panel has {n_models}"
         )
-        cfg["loo"] = False
+        run_loo = False
     started = time.perf_counter()
     try:
-        bic = bic_compare(responses, seed=cfg["seed"], **cfg["settings"])
-        model = bic["choice"] if cfg["model"] == "auto" else cfg["model"]
+        bic = bic_compare(responses, seed=cfg.seed, settings=cfg.settings)
+        model = bic["choice"] if cfg.model == "auto" else cfg.model
         result = fit(
             responses,
             model=model,
-            method=cfg["method"],
-            seed=cfg["seed"],
-            scale=cfg["scale"],
+            method=cfg.method,
+            seed=cfg.seed,
+            scale=cfg.scale,
             benchmark=benchmark,
-            **cfg["settings"],
+            settings=cfg.settings,
         )
         fit_seconds = time.perf_counter() - started
         loo = (
             loo_stability(
-                responses, model=model, seed=cfg["seed"], scale=cfg["scale"], **cfg["settings"]
+                responses, model=model, seed=cfg.seed, scale=cfg.scale, settings=cfg.settings
             )
-            if cfg["loo"]
+            if run_loo
             else None
         )
     except (ValueError, TypeError) as exc:
@@ -132,18 +123,18 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         pl.lit(str(cal_file)).alias("calibration"),
     )
     table = conform(table, "difficulty")
-    draws, draws_source = _draws(result, n=int(cfg["laplace_draws"]), seed=cfg["seed"])
+    draws, draws_source = _draws(result, n=cfg.laplace_draws, seed=cfg.seed)
 
     metrics: dict[str, Any] = {
         "benchmark": benchmark,
         "model": model,
-        "model_choice": "bic" if cfg["model"] == "auto" else "params",
+        "model_choice": "bic" if cfg.model == "auto" else "params",
         "method": diag["method"],
-        "requested_method": cfg["method"],
+        "requested_method": cfg.method,
         "interval_source": diag["interval_source"],
         "draws_source": draws_source,
         "identification": diag["identification"],
-        "scale": cfg["scale"],
+        "scale": cfg.scale,
         "n_models": diag["n_models"],
         "n_items": diag["n_items"],
         "n_all_solved": diag["n_all_solved"],
@@ -174,7 +165,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             file=str(responses_file),
         ) from None
 
-    fmt = plot_settings(raw, where=params_file).format
+    fmt = params.plots.format
     plot_item_curves(result, irt_plot_path(benchmark, "icc"), formats=fmt)
     plot_difficulty_vs_ability(result, irt_plot_path(benchmark, "wright"), formats=fmt)
     write_table(table, difficulty_path(benchmark), "difficulty")

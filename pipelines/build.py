@@ -23,8 +23,7 @@ import polars as pl
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
-from curation.items import has_texts, write_skipped_metrics
-from curation.params import benchmark_spec
+from curation.items import write_skipped_metrics
 from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     DIST_ROOT,
@@ -133,9 +132,9 @@ def _read_accepted(path: Path) -> pl.DataFrame:
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
     raw = legacy_mapping(params)
-    spec = benchmark_spec(raw, benchmark, params_file=params_file)
+    spec = params.benchmark(benchmark, params_file=params_file)
     settings = _settings(raw, params_file)
-    if not has_texts(spec):
+    if not spec.items.texts:
         (dist_root(settings) / benchmark).mkdir(parents=True, exist_ok=True)
         write_skipped_metrics("build", benchmark, build_metrics_path(benchmark))
         return f"{benchmark}: skipped (no item texts)"
@@ -174,8 +173,8 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             tags=tuple(card.get("tags") or ()),
             task_categories=tuple(tasks) if tasks else None,
             repo_id=_repo_id(settings, benchmark),
-            citation=spec.extra.get("citation"),
-            source_datasets=tuple(spec.extra.get("source_datasets") or ()),
+            citation=spec.citation,
+            source_datasets=tuple(spec.source_datasets or ()),
         ),
         figure_formats=tuple(plot_settings(raw, where=params_file).format),
     )

@@ -8,14 +8,13 @@ import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as
 
 from curation.io.atomic import write_json, write_text
 from curation.io.tables import read_table
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     check_metrics_path,
     check_plot_path,
     check_report_path,
     responses_path,
 )
-from curation.plots._style import plot_settings
 from curation.plots.check import plot_check_overview
 from curation.responses import check_matrix, render_check_markdown, summary_line
 from curation.schemas import validate_records
@@ -23,17 +22,14 @@ from curation.stage_main import stage_main
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
     settings = params.check
     list_limit = settings.list_limit
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
-    warn = settings.warn.model_dump(exclude_none=True)
-    report = check_matrix(responses, benchmark=benchmark, warn=warn)
+    report = check_matrix(responses, benchmark=benchmark, warn=settings.warn)
     metrics = report.metrics(list_limit=list_limit)
     metrics_file = check_metrics_path(benchmark)
     validate_records([metrics], "check_metrics", file=str(metrics_file))
-    fmt = plot_settings(raw, where=params_file).format
-    plot_check_overview(report, check_plot_path(benchmark), formats=fmt)
+    plot_check_overview(report, check_plot_path(benchmark), formats=params.plots.format)
     write_text(check_report_path(benchmark), render_check_markdown(report, list_limit=list_limit))
     write_json(metrics_file, metrics)
     text = summary_line(report)

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 from curation.calibrate import panel_setup
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
-from curation.errors import ConfigError
 from curation.fill import FillResult, afill, load_judge_factory
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
@@ -120,12 +119,7 @@ def _skip(benchmark: str, formats: Sequence[str]) -> str:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    entry = params.benchmarks.get(benchmark)
-    if entry is None:
-        raise ConfigError(
-            f"{params_file}: no benchmark {benchmark!r}; configured: {', '.join(params.benchmarks)}"
-        )
-    if not entry.items.texts:
+    if not params.benchmark(benchmark, params_file=params_file).items.texts:
         return _skip(benchmark, params.plots.format)
     settings = params.fill
     settings.prompt_files(params_file=params_file)  # before any work: each override is a file

@@ -37,7 +37,6 @@ from curation.measure import (
     render_gaps_report,
     summarize_posterior,
 )
-from curation.params import benchmark_names
 from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     GAPS_ECDF_DATA,
@@ -180,7 +179,7 @@ def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
 def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
     raw = legacy_mapping(params)
     cfg = _settings(raw)
-    names = benchmark_names(raw)
+    names = list(params.benchmarks)
     tables = {b: read_table(difficulty_path(b), produced_by=f"annotate@{b}") for b in names}
     z_by = {b: t["z"].to_numpy() for b, t in tables.items()}
     targets = _targets(list(cfg["targets"]), z_by)

@@ -14,23 +14,21 @@ import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as
 # isort: split
 
 from curation.io.tables import write_table
-from curation.items import has_texts, ingest_benchmark, skip_note, textless_items
-from curation.params import benchmark_limit, benchmark_spec
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.items import ingest_benchmark, skip_note, textless_items
+from curation.params_model import ParamsFile
 from curation.paths import items_path
 from curation.stage_main import stage_main
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    spec = benchmark_spec(raw, benchmark, params_file=params_file)
+    spec = params.benchmark(benchmark, params_file=params_file)
     out = items_path(benchmark)
-    texts = has_texts(spec)
+    texts = spec.items.texts
     if texts:
-        items = ingest_benchmark(spec, params_file=params_file)
+        items = ingest_benchmark(benchmark, spec, params_file=params_file)
     else:
-        items = textless_items(spec, params_file=params_file)
-    limit = benchmark_limit(spec)
+        items = textless_items(benchmark, spec, params_file=params_file)
+    limit = spec.limit
     total = items.height
     if limit is not None:
         items = items.head(limit)

@@ -202,7 +202,7 @@ def _with_verdicts(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    if not params.benchmarks[benchmark].items.texts:  # matrix-only (see curation.items)
+    if not params.benchmark(benchmark, params_file=params_file).items.texts:
         write_table(empty_frame("candidate"), judged_path(benchmark), "candidate")
         write_skipped_metrics("judge", benchmark, judge_metrics_path(benchmark))
         return f"{benchmark}: skipped (no item texts)"

@@ -3,7 +3,7 @@
 Reads data/responses/<b>.parquet for every benchmark, fits d = 1..d_max, chooses d
 by held-out likelihood (BIC reported), rotates, and writes metrics/mirt.json,
 reports/mirt.md, plots/mirt/{loadings,models,selection}.png and
-data/mirt/loadings.parquet. Settings: ``params['mirt']`` (all optional).
+data/mirt/loadings.parquet. Settings: ``params.mirt`` (all optional).
 
 A project that cannot support a joint fit — one benchmark (or one with responses), a
 panel too small for ``min_models_per_item`` — is skipped: the same outputs, with the
@@ -18,25 +18,21 @@ import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as
 
 # isort: split
 import time
-from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError, InputError
+from curation.errors import InputError
 from curation.io.atomic import atomic_path, write_json, write_text
 from curation.io.precision import round_frame
 from curation.io.tables import read_table
 from curation.irt.mirt import (
-    MirtSettings,
-    Priors,
     build_report,
     loadings_frame,
     pool_responses,
     render_mirt_markdown,
     select_dimension,
 )
-from curation.params import benchmark_names
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     MIRT_LOADINGS,
     MIRT_METRICS,
@@ -44,40 +40,14 @@ from curation.paths import (
     MIRT_REPORT,
     responses_path,
 )
-from curation.plots._style import plot_settings
 from curation.plots.mirt import plot_mirt_loadings, plot_mirt_models, plot_mirt_selection
 from curation.schemas import validate_records
-from curation.settings import parse_section
 from curation.stage_main import stage_main
 
 METRICS_PATH = MIRT_METRICS
 REPORT_PATH = MIRT_REPORT
 PLOT_DIR = MIRT_PLOT_DIR
 LOADINGS_PATH = MIRT_LOADINGS
-
-
-def settings_from_params(
-    params: dict[str, Any], *, params_file: str = "params.yaml"
-) -> dict[str, Any]:
-    """``params['mirt']`` over the defaults, checked (a typo is an error, not a default)."""
-    where = f"{params_file}: mirt"
-    raw = params.get("mirt") or {}
-    if isinstance(raw, dict):  # an explicit null means "the default"
-        raw = {k: v for k, v in raw.items() if v is not None}
-    s = parse_section(MirtSettings, raw, where=where).model_dump()
-    configured = benchmark_names(params)
-    chosen = s["benchmarks"] or configured
-    missing = [b for b in chosen if b not in configured]
-    if missing:
-        raise ConfigError(f"{where}.benchmarks: not configured in `benchmarks`: {missing}")
-    if s["benchmarks"] and len(chosen) < 2:
-        # a pool the user listed must be fittable; the default pool of a one-benchmark
-        # project is skipped by `run` (with its reason) instead of failing `dvc repro`
-        raise ConfigError(
-            f"{where}.benchmarks: a joint fit needs at least two benchmarks, got {chosen}"
-        )
-    s["benchmarks"] = list(chosen)
-    return s
 
 
 MIN_COMMON_MODELS = 2
@@ -109,13 +79,11 @@ def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
 
 
 def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    s = settings_from_params(raw, params_file=params_file)
-    listed = bool((raw.get("mirt") or {}).get("benchmarks"))
+    s = params.mirt
+    pool = s.pool(params.benchmarks)  # ParamsFile checked that every listed one is configured
+    listed = bool(s.benchmarks)
     t_start = time.perf_counter()
-    tables = {
-        b: read_table(responses_path(b), produced_by=f"responses@{b}") for b in s["benchmarks"]
-    }
+    tables = {b: read_table(responses_path(b), produced_by=f"responses@{b}") for b in pool}
     skipped: dict[str, str] = {}
     if not listed:
         # the default pool (every benchmark): one without responses, or without shared
@@ -131,10 +99,10 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
             return write_skipped(
                 "a joint fit needs at least two benchmarks with responses, have "
                 + (", ".join(tables) or "none"),
-                s["benchmarks"],
+                pool,
                 skipped,
             )
-        if s["common_models"]:
+        if s.common_models:
             skipped |= left_out(
                 {b: set(t.get_column("model").to_list()) for b, t in tables.items()}
             )
@@ -142,31 +110,31 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
     try:
         data = pool_responses(
             tables,
-            common_models=s["common_models"],
-            min_models_per_item=s["min_models_per_item"],
-            drop_constant_items=s["drop_constant_items"],
+            common_models=s.common_models,
+            min_models_per_item=s.min_models_per_item,
+            drop_constant_items=s.drop_constant_items,
         )
     except ValueError as exc:
         if listed:
             raise InputError(
-                str(exc), file=", ".join(str(responses_path(b)) for b in s["benchmarks"])
+                str(exc), file=", ".join(str(responses_path(b)) for b in pool)
             ) from None
         models = set.union(*(set(t.get_column("model").to_list()) for t in tables.values()))
         return write_skipped(
             f"{exc}: {len(models)} model(s) over {', '.join(tables)}, "
-            f"mirt.min_models_per_item: {s['min_models_per_item']}",
-            s["benchmarks"],
+            f"mirt.min_models_per_item: {s.min_models_per_item}",
+            pool,
             skipped,
         )
     t_pool = time.perf_counter()
     selection = select_dimension(
         data,
-        d_max=s["d_max"],
-        holdout=s["holdout"],
-        seed=s["seed"],
-        priors=Priors(**s["priors"]),
-        select=s["select"],
-        se_rule=s["se_rule"],
+        d_max=s.d_max,
+        holdout=s.holdout,
+        seed=s.seed,
+        priors=s.priors,
+        select=s.select,
+        se_rule=s.se_rule,
     )
     t_fit = time.perf_counter()
     timings = {
@@ -176,15 +144,14 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
     report = build_report(
         data,
         selection,
-        rotation=s["rotation"],
-        loading_share=s["loading_share"],
-        n_flips=s["n_flips"],
-        n_flip_items=s["n_flip_items"],
-        settings=s,
+        rotation=s.rotation,
+        loading_share=s.loading_share,
+        n_flips=s.n_flips,
+        n_flip_items=s.n_flip_items,
     )
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
-    fmt = plot_settings(raw, where=params_file).format
+    fmt = params.plots.format
     plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
     plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
     plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
@@ -204,7 +171,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
         "benchmarks; "
         f"held-out loglik/cell {rows}; chosen d = {selection.chosen} (held-out "
         f"{selection.d_heldout}, "
-        f"BIC {selection.d_bic}); d = {report.analysis_d} {s['rotation']} loadings: {loads}; "
+        f"BIC {selection.d_bic}); d = {report.analysis_d} {s.rotation} loadings: {loads}; "
         f"{time.perf_counter() - t_start:.1f} s ("
         + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
         + ")"

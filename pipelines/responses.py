@@ -41,8 +41,7 @@ from curation.llm import (
     build_backend,
     require_panel,
 )
-from curation.params import benchmark_limit, benchmark_spec
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     collect_metrics_path,
     imports_dir,
@@ -134,8 +133,8 @@ def _write_metrics(benchmark: str, metrics: dict[str, Any]) -> None:
     write_json(out, metrics)
 
 
-def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> str:
-    spec = benchmark_spec(params, benchmark, params_file=params_file)
+def _imported(params: ParamsFile, benchmark: str, *, params_file: str) -> str:
+    spec = params.benchmark(benchmark, params_file=params_file)
     items_file = items_path(benchmark)
     items = read_table(items_file, produced_by=f"ingest@{benchmark}")
     known = items.get_column("item").to_list()
@@ -143,15 +142,16 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
     base = None
     notes: list[str] = []
     if not replaces_base(benchmark) and (spec.responses is not None or imported is None):
-        limited = benchmark_limit(spec) is not None
+        limited = spec.limit is not None
         # with benchmarks.<b>.limit the matrix still names every source item: check
         # against all of them, keep the slice's
         allowed = (
-            ingest_benchmark(spec, params_file=params_file).get_column("item").to_list()
+            ingest_benchmark(benchmark, spec, params_file=params_file).get_column("item").to_list()
             if limited
             else known
         )
         base = import_responses(
+            benchmark,
             spec,
             known_items=allowed,
             items_file=str(items_file),
@@ -203,9 +203,9 @@ def _imported(params: dict[str, Any], benchmark: str, *, params_file: str) -> st
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
     settings, llm = params.collect, params.llm
     if not settings.enabled:
-        return _imported(legacy_mapping(params), benchmark, params_file=params_file)
+        return _imported(params, benchmark, params_file=params_file)
     models = require_panel(params.panel)  # validate_params: collecting needs a panel
-    grading = params.benchmarks[benchmark].grading
+    grading = params.benchmark(benchmark, params_file=params_file).grading
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
 
     async def _run_async() -> CollectResult:

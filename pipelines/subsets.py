@@ -18,7 +18,6 @@ import numpy as np
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
-from curation.params import benchmark_names, benchmark_spec
 from curation.params_model import ParamsFile, legacy_mapping
 from curation.paths import (
     difficulty_path,
@@ -50,7 +49,7 @@ def _scores_of(benchmark: str) -> dict[str, float]:
 
 
 def reference_ranking(
-    params: dict[str, Any], benchmark: str, cfg: SubsetsConfig, *, params_file: str
+    params: ParamsFile, benchmark: str, cfg: SubsetsConfig, *, params_file: str
 ) -> tuple[ReferenceRanking | None, str | None]:
     """The configured reference ranking, or (None, why not)."""
     ref = cfg.reference
@@ -59,20 +58,18 @@ def reference_ranking(
     if ref.kind == "models":
         return ReferenceRanking.from_order(ref.models), None
     if ref.kind == "domain":
-        domain = benchmark_spec(params, benchmark, params_file=params_file).domain
+        domain = params.benchmark(benchmark, params_file=params_file).domain
         # a benchmark added with `in_domain_reference: false` (the default of `curate
         # benchmark add`) is left out, so adding it never changes another's τ
         others = [
             b
-            for b in benchmark_names(params)
-            if b != benchmark
-            and benchmark_spec(params, b, params_file=params_file).domain == domain
-            and params["benchmarks"][b].get("in_domain_reference", True) is not False
+            for b, entry in params.benchmarks.items()
+            if b != benchmark and entry.domain == domain and entry.in_domain_reference
         ]
         if not others:
             return None, f"no other benchmark in domain {domain!r} to rank models against"
     else:
-        known = set(benchmark_names(params))
+        known = set(params.benchmarks)
         unknown = [b for b in ref.benchmarks if b not in known]
         if unknown:
             raise ConfigError(f"{params_file}: subsets.reference.benchmarks: unknown {unknown}")
@@ -111,7 +108,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     _check_sizes(raw, benchmark, cfg, n_items=len(items), params_file=params_file)
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     full_scores = model_scores(responses)
-    reference, why_not = reference_ranking(raw, benchmark, cfg, params_file=params_file)
+    reference, why_not = reference_ranking(params, benchmark, cfg, params_file=params_file)
 
     full_cov = Coverage.of(z, "uniform")
     full_tau = (

@@ -41,7 +41,6 @@ from curation.llm import (  # noqa: E402
     Sampling,
     require_panel,
 )
-from curation.params import benchmark_spec  # noqa: E402
 from curation.params_model import validate_params  # noqa: E402
 
 REPAIR_MARK = "Your reply could not be used"
@@ -115,8 +114,8 @@ def _trim_files(folder: Path) -> None:
 
 
 def _items(params: dict[str, Any], benchmark: str) -> list[dict[str, Any]]:
-    spec = benchmark_spec(params, benchmark)
-    return list(ingest_benchmark(spec).iter_rows(named=True))
+    spec = validate_params(params).benchmark(benchmark)
+    return list(ingest_benchmark(benchmark, spec).iter_rows(named=True))
 
 
 async def _rewrites(

@@ -3,7 +3,6 @@ clear ConfigError naming the key path (no traceback, no partial run)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -12,8 +11,6 @@ import yaml
 
 from curation.errors import ConfigError
 from curation.settings import Section, parse_section
-
-annotate = importlib.import_module("pipelines.annotate")
 
 
 class _Toy(Section):
@@ -45,6 +42,12 @@ def test_frozen() -> None:
         parse_section(_Toy, {}, where="p").n = 2  # type: ignore[misc]
 
 
+def _toy_with(section: str, value: object) -> dict[str, object]:
+    from tests.conftest import TOY_PARAMS
+
+    return {**yaml.safe_load(TOY_PARAMS), section: value}
+
+
 @pytest.mark.parametrize(
     ("section", "key_path"),
     [
@@ -53,11 +56,40 @@ def test_frozen() -> None:
         ({"laplace_draws": 0}, "annotate.laplace_draws"),
         ({"model": "3pl"}, "annotate.model"),
         ({"modle": "1pl"}, "annotate.modle"),
+        ({"settings": {"b_prior": 2.0}}, "annotate.settings.b_prior"),
+        ({"settings": {"b_sd": 0.0}}, "annotate.settings.b_sd"),
+        ({"settings": {"target_accept": 1.0}}, "annotate.settings.target_accept"),
+        ({"settings": {"chains": 0}}, "annotate.settings.chains"),
+        ({"settings": {"tol": "1e-8"}}, "annotate.settings.tol"),  # YAML reads 1e-8 as text
+        ({"settings": {"chain_method": "threads"}}, "annotate.settings.chain_method"),
     ],
 )
 def test_annotate_section(section: dict[str, object], key_path: str) -> None:
+    from curation.params_model import validate_params
+
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
-        annotate._settings({"annotate": section})
+        validate_params(_toy_with("annotate", section))
+
+
+def test_annotate_fit_settings_are_what_the_fit_reads() -> None:
+    """``annotate.settings`` is the fit's own FitSettings (one declaration): what params.yaml
+    sets is what a calibration records, the rest its defaults."""
+    from curation.irt import FitSettings
+    from curation.params_model import validate_params
+
+    params = validate_params(_toy_with("annotate", {"settings": {"b_sd": 2.0, "max_iter": 50}}))
+    settings = params.annotate.settings
+    assert isinstance(settings, FitSettings)
+    assert settings == FitSettings.of(b_sd=2.0, max_iter=50)
+    assert settings.to_dict("map") == {
+        "theta_sd": 3.0,
+        "b_sd": 2.0,
+        "log_a_sd": 0.5,
+        "max_iter": 50,
+        "tol": 1e-8,
+    }
+    assert FitSettings.of(settings, b_sd=1.0).b_sd == 1.0  # keywords over a FitSettings
+    assert validate_params(_toy_with("annotate", {})).annotate.settings == FitSettings()
 
 
 @pytest.mark.parametrize(
@@ -80,10 +112,9 @@ def test_mirt_choices_are_the_library_s() -> None:
     """The params model offers exactly the rotations and selection rules the fit knows."""
     from typing import get_args
 
-    from curation.irt.mirt import ROTATIONS, SELECT_RULES
+    from curation.irt.mirt import ROTATIONS, SELECT_RULES, MirtSettings
 
-    mirt = importlib.import_module("pipelines.mirt")
-    fields = mirt.MirtSettings.model_fields
+    fields = MirtSettings.model_fields
     assert get_args(fields["rotation"].annotation) == ROTATIONS
     assert get_args(fields["select"].annotation) == SELECT_RULES
 
@@ -98,10 +129,25 @@ def test_mirt_choices_are_the_library_s() -> None:
     ],
 )
 def test_mirt_section(section: dict[str, object], key_path: str) -> None:
-    mirt = importlib.import_module("pipelines.mirt")
-    params = {"benchmarks": {"a": {}, "b": {}}, "mirt": section}  # only mirt is read
+    from curation.params_model import validate_params
+
     with pytest.raises(ConfigError, match=rf"params.yaml: {key_path}: "):
-        mirt.settings_from_params(params)
+        validate_params(_toy_with("mirt", section))
+
+
+@pytest.mark.parametrize(
+    ("pool", "says"),
+    [
+        (["toy", "nope"], r"mirt.benchmarks: not configured in `benchmarks`: \['nope'\]"),
+        (["toy"], r"mirt.benchmarks: a joint fit needs at least two benchmarks, got \['toy'\]"),
+    ],
+)
+def test_mirt_pool_is_checked_against_the_benchmarks(pool: list[str], says: str) -> None:
+    """What the mirt stage would refuse, ``curate validate`` refuses (the same message)."""
+    from curation.params_model import validate_params
+
+    with pytest.raises(ConfigError, match=rf"^params.yaml: {says}$"):
+        validate_params(_toy_with("mirt", {"benchmarks": pool}))
 
 
 # ---- the whole file: schemas/params.schema.json ---------------------------------------------

@@ -17,10 +17,11 @@ from typing import Any
 
 import yaml
 
+from curation.benchmarks import check_benchmark_name
 from curation.errors import ConfigError, InputError
-from curation.params import BENCHMARK_KEYS, benchmark_names, benchmark_spec, load_params
+from curation.params import load_params
+from curation.params_model import validate_params
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 FIELD_TARGETS = ("item", "question", "answer", "choices", "answer_type")
 
 
@@ -115,10 +116,13 @@ def add_benchmark(
     from curation.responses import import_responses
     from curation.schemas import empty_frame
 
-    if not _NAME.match(name):
-        raise ConfigError(f"benchmark name {name!r}: use letters, digits, '.', '_' or '-'")
-    params = load_params(params_file)
-    if name in benchmark_names(params):
+    try:
+        check_benchmark_name(name)
+    except ValueError as exc:
+        raise ConfigError(f"benchmark name {name!r}: {exc}") from None
+    params = load_params(params_file)  # edited as text below (comments kept), checked here
+    current = validate_params(params, params_file=params_file)
+    if name in current.benchmarks:
         raise ConfigError(f"{params_file}: benchmark {name!r} already exists")
     for label, path in (("--items", items), ("--responses", responses)):
         if path is not None and not path.is_file():
@@ -169,24 +173,23 @@ def add_benchmark(
             shutil.copyfile(responses, sraw / responses.name)
             test_entry["responses"]["path"] = str(sraw / responses.name)
         trial = {**params, "benchmarks": {**params["benchmarks"], name: test_entry}}
-        spec = benchmark_spec(trial, name, params_file=params_file)
-        table = ingest_benchmark(spec, params_file=params_file)
+        spec = validate_params(trial, params_file=params_file).benchmark(name)
+        table = ingest_benchmark(name, spec, params_file=params_file)
         known = table.get_column("item").to_list()
         if fmt == "lm-eval":
             responses_text = _lm_eval_long(responses, name=name, known=known, item_field=item_field)
             (sraw / "responses.csv").write_text(responses_text, encoding="utf-8")
         matrix = import_responses(
-            spec, known_items=known, items_file=str(items), params_file=params_file
+            name, spec, known_items=known, items_file=str(items), params_file=params_file
         )
     n_models = matrix.get_column("model").n_unique()
 
     # write: raw files, imports folder, the review export, then params.yaml
     new_text = _insert_entry(Path(params_file).read_text(encoding="utf-8"), name, entry)
-    check = yaml.safe_load(new_text)
-    benchmark_spec(check, name, params_file=params_file)
+    validate_params(yaml.safe_load(new_text), params_file=params_file).benchmark(name)
     dvc_yaml = Path(params_file).parent / "dvc.yaml"
     dvc_text = (
-        _with_plot_column(dvc_yaml.read_text(encoding="utf-8"), name, benchmark_names(params))
+        _with_plot_column(dvc_yaml.read_text(encoding="utf-8"), name, list(current.benchmarks))
         if dvc_yaml.is_file()
         else None
     )
@@ -199,11 +202,11 @@ def add_benchmark(
         shutil.copyfile(responses, raw / resp_name)
     imports_dir(name).mkdir(parents=True, exist_ok=True)
     (imports_dir(name) / ".gitkeep").touch()
-    review = params.get("review") or {}
-    accepted = Path(str(review.get("accepted") or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
+    review = current.review
+    accepted = Path((review.accepted or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
     if not accepted.is_file():
         write_table(empty_frame("accepted_item"), accepted, "accepted_item")
-    decisions = Path(str(review.get("decisions") or "data/review/decisions.jsonl"))
+    decisions = Path(review.decisions or "data/review/decisions.jsonl")
     if not decisions.is_file():
         decisions.parent.mkdir(parents=True, exist_ok=True)
         decisions.write_text("", encoding="utf-8")
@@ -277,4 +280,4 @@ def register(sub: Any) -> None:
     q.set_defaults(func=_run)
 
 
-__all__ = ["BENCHMARK_KEYS", "add_benchmark", "parse_field_map", "register"]
+__all__ = ["add_benchmark", "parse_field_map", "register"]

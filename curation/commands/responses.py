@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from curation.commands._common import add_common
-from curation.params import load_params
 from curation.responses import DEFAULT_FORMAT, READERS, LogOptions
 
 
@@ -31,7 +30,7 @@ def run_import(args: argparse.Namespace) -> int:
     """``curate responses import``: into a benchmark's imports, or (``--out``) one file."""
     from curation.errors import InputError
     from curation.io.tables import read_table
-    from curation.params import benchmark_spec
+    from curation.params_model import read_params
     from curation.paths import imports_dir, items_path, responses_path
     from curation.responses import read_logs, write_imports
 
@@ -42,7 +41,7 @@ def run_import(args: argparse.Namespace) -> int:
             "curate responses import needs --path and exactly one --benchmark (or --out FILE)"
         )
     name = args.benchmark[0]
-    spec = benchmark_spec(load_params(args.params), name, params_file=args.params)
+    spec = read_params(args.params).benchmark(name, params_file=args.params)
     items_file = items_path(name)
     items = read_table(items_file, produced_by=f"ingest@{name}")
     read = read_logs(
@@ -53,7 +52,7 @@ def run_import(args: argparse.Namespace) -> int:
         items_file=str(items_file),
         options=_log_options(args),
     )
-    tasks = [str(t) for t in spec.extra.get("lm_eval_tasks") or [name]]
+    tasks = spec.lm_eval_tasks or [name]
     if read.task is not None and not args.accept_task and not _task_matches(read.task, tasks):
         raise InputError(
             f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "

@@ -10,10 +10,10 @@ from curation.commands._common import add_common
 
 def run_summary(args: argparse.Namespace) -> int:
     """Print what `dvc repro` prints at its end (:func:`curation.summary.print_summary`)."""
-    from curation.params import load_params
+    from curation.params_model import read_params
     from curation.summary import print_summary
 
-    return print_summary(load_params(args.params))
+    return print_summary(read_params(args.params))
 
 
 def register(sub: Any) -> None:

@@ -22,8 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import ConfigError
-from curation.params import benchmark_names, benchmark_spec, load_params, require_file
-from curation.params_model import panel_model_json_schema, params_json_schema, validate_params
+from curation.params import require_file
+from curation.params_model import (
+    ParamsFile,
+    panel_model_json_schema,
+    params_json_schema,
+    read_params,
+)
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 """The committed schemas (repository layout: schemas/ beside curation/)."""
@@ -40,19 +45,23 @@ def schema_text(path: Path = SCHEMA_FILE) -> str:
     return json.dumps(GENERATED[path](), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
+def check_files(params: ParamsFile, *, params_file: str) -> list[str]:
     """Ingest and import every benchmark in memory; one line per benchmark checked."""
-    from curation.items import ingest_benchmark
+    from curation.items import ingest_benchmark, textless_items
     from curation.responses import import_responses
 
     lines = []
-    for name in benchmark_names(params):
-        spec = benchmark_spec(params, name, params_file=params_file)
-        items = ingest_benchmark(spec, params_file=params_file)
-        line = f"{name}: {items.height} items"
+    for name, spec in params.benchmarks.items():
+        if spec.items.texts:
+            items = ingest_benchmark(name, spec, params_file=params_file)
+            line = f"{name}: {items.height} items"
+        else:  # what the ingest stage does: the ids of the response matrix
+            items = textless_items(name, spec, params_file=params_file)
+            line = f"{name}: {items.height} item ids (matrix-only)"
         notes: list[str] = []
         if spec.responses is not None:
             table = import_responses(
+                name,
                 spec,
                 known_items=items["item"].to_list(),
                 items_file=str(spec.items.path),
@@ -62,8 +71,7 @@ def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
             line += f", {table.height} responses from {table['model'].n_unique()} models"
         lines.append(line)
         lines += [f"  warning: {note}" for note in notes]
-    collect = params.get("collect") or {}
-    difficulties = (collect.get("simulation") or {}).get("difficulties")
+    difficulties = params.collect.simulation.difficulties
     if difficulties:
         require_file(
             Path(difficulties), params_file=params_file, key="collect.simulation.difficulties"
@@ -72,10 +80,9 @@ def check_files(params: dict[str, Any], *, params_file: str) -> list[str]:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    params = load_params(args.params)
-    parsed = validate_params(params, params_file=args.params)
+    params = read_params(args.params)
     if not args.schema_only:
-        parsed.fill.prompt_files(params_file=args.params)  # as the fill stage checks them
+        params.fill.prompt_files(params_file=args.params)  # as the fill stage checks them
         for line in check_files(params, params_file=args.params):
             print(f"  {line}")
     print(f"{args.params}: OK")

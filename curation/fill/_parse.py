@@ -27,7 +27,7 @@ from typing import Any
 import json_repair
 
 from curation.grading import restore_latex
-from curation.params import ANSWER_TYPES
+from curation.items import ANSWER_TYPES
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
 _CLOSED = re.compile(r'["\d\]}el]\s*\}')

@@ -12,12 +12,12 @@
   truth, re-derived scale) for calibrated intervals of any z metric.
 * :func:`score_steps` — each item's b with one more / one fewer correct answer.
 * The building blocks other packages measure with: :class:`Cells` (:func:`encode`,
-  :func:`check_responses`) — a response table as index arrays; :class:`Settings` — priors
+  :func:`check_responses`) — a response table as index arrays; :class:`FitSettings` — priors
   and solver settings; :func:`fit_map` — one MAP fit; :func:`z_on_fitted_scale`,
   :func:`bounded_items` — z on the scale a fit fixes; :func:`kernel_threads` — BLAS
   threads pinned for a fit.
 
-Identification: mean ability 0. Priors (weak, documented in ``Settings``):
+Identification: mean ability 0. Priors (weak, documented in ``FitSettings``):
 θ ~ N(0, 3²), b ~ N(0, 3²), log a ~ N(0, 0.5²).
 Importing this package never imports JAX; only ``method="nuts"`` does. Exports resolve
 lazily (numpy, polars and scipy load on first use), so ``import curation.irt`` is cheap.
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from curation.irt._fit import FitResult, fit, fit_map
     from curation.irt._resolution import score_steps
     from curation.irt._scale import Calibration
-    from curation.irt._settings import AnnotateSettings, Settings
+    from curation.irt._settings import AnnotateSettings, FitSettings
     from curation.irt._simulate import simulate_responses
     from curation.irt._threads import kernel_threads
 
@@ -51,7 +51,7 @@ _EXPORTS = {
     "Calibration": "_scale",
     "Cells": "_data",
     "FitResult": "_fit",
-    "Settings": "_settings",
+    "FitSettings": "_settings",
     "Truth": "_bootstrap",
     "bic_compare": "_checks",
     "bounded_items": "_bootstrap",
@@ -75,7 +75,7 @@ __all__ = [
     "Calibration",
     "Cells",
     "FitResult",
-    "Settings",
+    "FitSettings",
     "Truth",
     "bic_compare",
     "bounded_items",

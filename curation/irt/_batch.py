@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from curation.irt._map import _ARMIJO, _FULL_STEP, logistic, softplus, sum_zero_basis
 from curation.irt._numeric import logit
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class BatchFit:
 
 
 def _objective(
-    k: np.ndarray, n: np.ndarray, eta: np.ndarray, th: np.ndarray, b: np.ndarray, s: Settings
+    k: np.ndarray, n: np.ndarray, eta: np.ndarray, th: np.ndarray, b: np.ndarray, s: FitSettings
 ) -> NDArray[np.float64]:
     """Negative log posterior per replicate (up to the constant binomial term)."""
     ll = (k * eta).sum(axis=(1, 2)) - (n * softplus(eta)).sum(axis=(1, 2))
@@ -54,7 +54,7 @@ def _start(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return th, b
 
 
-def fit_map_1pl_batch(k: np.ndarray, n: np.ndarray, settings: Settings) -> BatchFit:
+def fit_map_1pl_batch(k: np.ndarray, n: np.ndarray, settings: FitSettings) -> BatchFit:
     """MAP 1PL fits of counts ``k`` (R, M, I) on one design ``n`` (M, I) of trials.
 
     A cell with ``n == 0`` is missing. Returns the modes only: a bootstrap needs no

@@ -33,7 +33,7 @@ from curation.irt._fit import fit_map
 from curation.irt._map import MapFit, _big
 from curation.irt._refit import DenseRefitter
 from curation.irt._scale import Calibration, make_scale
-from curation.irt._settings import MODELS, SCALES, ScaleMethod, Settings, check_choice
+from curation.irt._settings import MODELS, SCALES, FitSettings, ScaleMethod, check_choice
 from curation.irt._threads import pinned
 
 BATCH_MAX_CELLS = 5_000
@@ -106,7 +106,7 @@ def _cell_logits(cells: Cells, theta: np.ndarray, b: np.ndarray) -> NDArray[np.f
 
 
 def _refit(
-    cells: Cells, k_sim: np.ndarray, model: str, settings: Settings
+    cells: Cells, k_sim: np.ndarray, model: str, settings: FitSettings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Abilities, difficulties and convergence flags of the refits of each row of ``k_sim``.
 
@@ -153,7 +153,7 @@ def parametric_bootstrap(
     cells: Cells,
     *,
     model: str = "1pl",
-    settings: Settings | None = None,
+    settings: FitSettings | None = None,
     scale: ScaleMethod = "panel",
     replicates: int = 200,
     seed: int = 0,
@@ -171,7 +171,7 @@ def parametric_bootstrap(
     check_choice("truth", truth, TRUTHS)
     if int(replicates) < 2:
         raise ValueError(f"replicates must be >= 2, got {replicates!r}")
-    s = settings if settings is not None else Settings()
+    s = settings if settings is not None else FitSettings()
     mp = start if start is not None else fit_map(cells, model, s)
     bound = bounded_items(cells, cells.k)
     z_hat = z_on_fitted_scale(model, scale, mp.theta, mp.b, bound)

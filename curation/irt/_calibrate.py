@@ -21,7 +21,7 @@ from curation.irt._fit import bound_labels, interval_z
 from curation.irt._map import logistic, softplus
 from curation.irt._numeric import logit
 from curation.irt._scale import Calibration
-from curation.irt._settings import MODELS, Z90, ModelType, Settings, check_choice
+from curation.irt._settings import MODELS, Z90, FitSettings, ModelType, check_choice
 from curation.irt._threads import pinned
 
 _FULL_STEP = 1e-6
@@ -169,7 +169,7 @@ def _calibrate_cells(cells: Cells, calibration: Calibration, model: ModelType) -
             f"new_responses has {len(unknown)} model(s) not in the calibration panel: {unknown}; "
             f"panel ({len(calibration.panel)}): {list(calibration.panel)}"
         )
-    defaults = Settings()
+    defaults = FitSettings()
     vb = float(calibration.settings.get("b_sd", defaults.b_sd)) ** -2
     va = float(calibration.settings.get("log_a_sd", defaults.log_a_sd)) ** -2
     theta = np.array([calibration.abilities[m] for m in cells.models])[cells.mi]

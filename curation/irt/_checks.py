@@ -12,19 +12,26 @@ from curation.irt._fit import FitResult, bic, bic_classic, fit_cells, n_params
 from curation.irt._loo import refit_1pl, refit_2pl, warm_start
 from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
-from curation.irt._settings import MODELS, SCALES, ModelType, ScaleMethod, Settings, check_choice
+from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
 from curation.irt._threads import pinned
 
 
 @pinned
-def bic_compare(responses: pl.DataFrame, *, seed: int = 0, **settings: Any) -> dict[str, Any]:
-    """Fit 1PL and 2PL by MAP and choose by BIC (lower is better).
+def bic_compare(
+    responses: pl.DataFrame,
+    *,
+    seed: int = 0,
+    settings: FitSettings | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Fit 1PL and 2PL by MAP and choose by BIC (lower is better); ``settings`` and
+    ``overrides`` as in :func:`curation.irt.fit`.
 
     ``bic`` is the crossed-design BIC (see :func:`curation.irt._fit.bic`), which decides;
     ``bic_classic`` (n = all trials) is reported beside it for comparison. ``seed`` is
     recorded only: MAP fits are deterministic.
     """
-    s = Settings.from_kwargs(**settings)
+    s = FitSettings.of(settings, **overrides)
     cells = encode(responses)
     if cells.n_models < 2:
         raise ValueError(f"BIC comparison needs at least 2 models, got {cells.n_models}")
@@ -88,7 +95,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _refit_warm(
-    sub: Cells, model: str, s: Settings, full: FitResult, j: int, idx: np.ndarray
+    sub: Cells, model: str, s: FitSettings, full: FitResult, j: int, idx: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     keep = np.delete(np.arange(full.models.height), j)
     th0, b0 = warm_start(full.models["theta"].to_numpy(), full.items["b"].to_numpy(), keep, idx)
@@ -108,7 +115,8 @@ def loo_stability(
     seed: int = 0,
     scale: ScaleMethod = "panel",
     method: LooMethod = "warm",
-    **settings: Any,
+    settings: FitSettings | None = None,
+    **overrides: Any,
 ) -> dict[str, Any]:
     """Refit (MAP) without each model in turn and report how far the items move.
 
@@ -127,7 +135,7 @@ def loo_stability(
     check_choice("model", model, MODELS)
     check_choice("scale", scale, SCALES)
     check_choice("method", method, LOO_METHODS)
-    s = Settings.from_kwargs(**settings)
+    s = FitSettings.of(settings, **overrides)
     cells = encode(responses)
     if cells.n_models < 3:
         raise ValueError(f"leave-one-model-out needs at least 3 models, got {cells.n_models}")

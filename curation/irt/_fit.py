@@ -22,10 +22,10 @@ from curation.irt._settings import (
     MODELS,
     SCALES,
     Z90,
+    FitSettings,
     Method,
     ModelType,
     ScaleMethod,
-    Settings,
     check_choice,
 )
 from curation.irt._threads import pinned
@@ -100,7 +100,7 @@ def bic_classic(loglik: float, cells: Cells, model: str) -> float:
     return -2.0 * loglik + k * math.log(float(cells.n.sum()))
 
 
-def fit_map(cells: Cells, model: str, settings: Settings) -> MapFit:
+def fit_map(cells: Cells, model: str, settings: FitSettings) -> MapFit:
     return fit_map_2pl(cells, settings) if model == "2pl" else fit_map_1pl(cells, settings)
 
 
@@ -129,7 +129,7 @@ def fit_cells(
     method: str,
     seed: int,
     scale: ScaleMethod,
-    settings: Settings,
+    settings: FitSettings,
     benchmark: str | None = None,
 ) -> FitResult:
     if cells.n_models < 2:
@@ -226,7 +226,8 @@ def fit(
     seed: int = 0,
     scale: ScaleMethod = "panel",
     benchmark: str | None = None,
-    **settings: Any,
+    settings: FitSettings | None = None,
+    **overrides: Any,
 ) -> FitResult:
     """Fit a 1PL or 2PL model to one benchmark's responses.
 
@@ -236,7 +237,8 @@ def fit(
     any size. ``method="nuts"``: full posterior (needs the ``bayes`` extra); above
     ``nuts_max_cells`` cells the MAP fit stands in and ``diagnostics`` says so.
     ``scale`` fixes the logit → z map stored in the calibration (see
-    :class:`Calibration`). ``settings``: priors (theta_sd, b_sd, log_a_sd), MAP
+    :class:`Calibration`). ``settings`` (a :class:`FitSettings`, default its defaults)
+    and keyword ``overrides`` of its fields: priors (theta_sd, b_sd, log_a_sd), MAP
     (max_iter, tol, layout) and NUTS (chains, warmup, draws, target_accept,
     max_tree_depth, chain_method, nuts_max_cells) knobs; unknown names are an error.
     Identification: mean ability 0.
@@ -244,7 +246,7 @@ def fit(
     check_choice("model", model, MODELS)
     check_choice("method", method, METHODS)
     check_choice("scale", scale, SCALES)
-    s = Settings.from_kwargs(**settings)
+    s = FitSettings.of(settings, **overrides)
     cells = encode(responses)
     return fit_cells(
         cells, model=model, method=method, seed=seed, scale=scale, settings=s, benchmark=benchmark

@@ -26,7 +26,7 @@ from curation.irt._map import (
     softplus,
     sum_zero_basis,
 )
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 
 _SETTLE_STEPS = 8
 _SETTLE_TOL = 1e-3  # a start, not a solution: the joint Newton does the rest
@@ -42,7 +42,7 @@ def warm_start(
 
 
 def settle_items(
-    cells: Cells, settings: Settings, th: np.ndarray, b: np.ndarray, a: np.ndarray | None
+    cells: Cells, settings: FitSettings, th: np.ndarray, b: np.ndarray, a: np.ndarray | None
 ) -> np.ndarray:
     """Move each item's b to its mode given the start's abilities (and a), held fixed.
 
@@ -80,7 +80,7 @@ def _sum_by(index: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
 
 
 def refit_1pl(
-    cells: Cells, settings: Settings, th: np.ndarray, b: np.ndarray
+    cells: Cells, settings: FitSettings, th: np.ndarray, b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """1PL MAP from a start (θ on the sum-to-zero subspace); returns θ, b, iterations, converged."""
     lay = make_layout(cells, settings.layout)
@@ -141,7 +141,7 @@ def refit_1pl(
 
 
 def refit_2pl(
-    cells: Cells, settings: Settings, th: np.ndarray, b: np.ndarray, al: np.ndarray
+    cells: Cells, settings: FitSettings, th: np.ndarray, b: np.ndarray, al: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """2PL MAP from a start (θ, b, log a); returns θ, b, iterations, converged."""
     lay = make_layout(cells, settings.layout)

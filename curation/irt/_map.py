@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from curation.irt._data import Cells, Dense, Sparse, log_binom_const, make_layout
 from curation.irt._numeric import cholesky_solve, logit
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 
 _ARMIJO = 1e-4
 _FULL_STEP = 1e-4  # below this step size Newton is in its quadratic region: no line search
@@ -91,13 +91,13 @@ BIG_MODELS = 256
 (:mod:`curation.irt._map_big`): the exact Schur complement costs models² × items."""
 
 
-def _big(cells: Cells, settings: Settings) -> bool:
+def _big(cells: Cells, settings: FitSettings) -> bool:
     return settings.layout == "chunked" or (
         settings.layout == "auto" and cells.n_models >= BIG_MODELS
     )
 
 
-def fit_map_1pl(cells: Cells, settings: Settings) -> MapFit:
+def fit_map_1pl(cells: Cells, settings: FitSettings) -> MapFit:
     if _big(cells, settings):
         from curation.irt._map_big import fit_map_1pl_big
 
@@ -185,7 +185,7 @@ def fit_map_1pl(cells: Cells, settings: Settings) -> MapFit:
 class _TwoPL:
     """Derivatives of the 2PL negative log posterior in (phi, b, log a)."""
 
-    def __init__(self, lay: Dense | Sparse, settings: Settings) -> None:
+    def __init__(self, lay: Dense | Sparse, settings: FitSettings) -> None:
         self.lay = lay
         self.q = sum_zero_basis(lay.shape[0])
         self.vt = settings.theta_sd**-2
@@ -257,7 +257,7 @@ class _TwoPL:
         return dth, h["i_bb"] * r_b + h["i_ba"] * r_a, h["i_ba"] * r_b + h["i_aa"] * r_a
 
 
-def fit_map_2pl(cells: Cells, settings: Settings, start: MapFit | None = None) -> MapFit:
+def fit_map_2pl(cells: Cells, settings: FitSettings, start: MapFit | None = None) -> MapFit:
     if _big(cells, settings):  # without a start: a loose 1PL start on the same storage
         from curation.irt._map_big import fit_map_2pl_big
 

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 
 from curation.irt._data import Cells, log_binom_const
 from curation.irt._numeric import logit
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 from curation.irt._threads import kernel_threads
 
 _ARMIJO = 1e-4
@@ -382,7 +382,7 @@ def _newton(
 
 
 def _newton_1pl(
-    lay: Chunked, settings: Settings, w: np.ndarray, tol: float, f64: bool
+    lay: Chunked, settings: FitSettings, w: np.ndarray, tol: float, f64: bool
 ) -> tuple[Point, dict[str, Any], int, bool, float]:
     """1PL Newton-CG from the proportions (float32 only if not ``f64``)."""
     vt, vb = settings.theta_sd**-2, settings.b_sd**-2
@@ -415,12 +415,12 @@ def _newton_1pl(
     return _newton(lay, _start(lay), evaluate, direction, settings.max_iter, tol, f64)
 
 
-def fit_map_1pl_big(cells: Cells, settings: Settings) -> dict[str, Any]:
+def fit_map_1pl_big(cells: Cells, settings: FitSettings) -> dict[str, Any]:
     with kernel_threads(1):  # BLAS calls are memory-bound products between the passes
         return _fit_1pl(cells, settings)
 
 
-def _fit_1pl(cells: Cells, settings: Settings) -> dict[str, Any]:
+def _fit_1pl(cells: Cells, settings: FitSettings) -> dict[str, Any]:
     STATS.clear()
     lay = Chunked(cells)
     m, n_i = lay.shape
@@ -642,12 +642,12 @@ class _Cross2PL:
         return out
 
 
-def fit_map_2pl_big(cells: Cells, settings: Settings, start: Any = None) -> dict[str, Any]:
+def fit_map_2pl_big(cells: Cells, settings: FitSettings, start: Any = None) -> dict[str, Any]:
     with kernel_threads(1):
         return _fit_2pl(cells, settings, start)
 
 
-def _fit_2pl(cells: Cells, settings: Settings, start: Any) -> dict[str, Any]:
+def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
     STATS.clear()
     lay = Chunked(cells)
     m, n_i = lay.shape

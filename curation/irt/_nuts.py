@@ -27,7 +27,7 @@ import numpy as np
 
 from curation.irt._data import Cells
 from curation.irt._map import MapFit, sum_zero_basis
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 
 INSTALL_HINT = "NUTS fits need numpyro, jax and arviz: pip install 'benchcurate[bayes]'"
 RHAT_MAX = 1.01
@@ -74,7 +74,9 @@ def _arviz() -> Any:
     return arviz
 
 
-def fit_nuts(cells: Cells, settings: Settings, *, model: str, seed: int, start: MapFit) -> NutsFit:
+def fit_nuts(
+    cells: Cells, settings: FitSettings, *, model: str, seed: int, start: MapFit
+) -> NutsFit:
     """Sample the posterior.
 
     Chains start from the MAP point plus jitter (sd 0.5 logits, several posterior sds),

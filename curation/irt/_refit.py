@@ -23,11 +23,11 @@ import numpy as np
 
 from curation.irt._map import _ARMIJO, _FULL_STEP, sum_zero_basis
 from curation.irt._numeric import cholesky_solve, logit
-from curation.irt._settings import Settings
+from curation.irt._settings import FitSettings
 
 
 def _eval(
-    k: np.ndarray, n: np.ndarray, eta: np.ndarray, th: np.ndarray, b: np.ndarray, s: Settings
+    k: np.ndarray, n: np.ndarray, eta: np.ndarray, th: np.ndarray, b: np.ndarray, s: FitSettings
 ) -> tuple[float, np.ndarray]:
     """Negative log posterior at ``eta`` and the cell probabilities, from one exponential.
 
@@ -47,7 +47,7 @@ def _eval(
 class DenseRefitter:
     """Refits of a dense trials matrix ``n`` (models × items; 0 = missing) to new counts."""
 
-    def __init__(self, n: np.ndarray, settings: Settings) -> None:
+    def __init__(self, n: np.ndarray, settings: FitSettings) -> None:
         self.n = np.asarray(n, dtype=np.float64)
         m = self.n.shape[0]
         if m < 2:

@@ -1,12 +1,14 @@
-"""Fit settings and priors: one frozen record, validated once, stored with every calibration."""
+"""Fit settings and priors: one frozen model, validated once, stored with every calibration.
+
+``FitSettings`` is both the ``annotate.settings`` section of params.yaml and what the
+fitting code reads; ``curation.irt.fit(..., **settings)`` builds one from its keywords.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveInt
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError
 
 from curation.settings import Section
 
@@ -21,52 +23,65 @@ IDENTIFICATION = "mean ability 0 (sum-to-zero abilities)"
 Z90 = 1.6448536269514722  # standard-normal 95th percentile: half-width of a 90% interval
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything that changes a fit's numbers.
+class FitSettings(Section):
+    """``annotate.settings``: everything that changes a fit's numbers (priors, solvers).
 
     Priors (weak, so they only matter where the data say nothing, e.g. an item every
     model solves, which would otherwise drift to -inf): theta ~ N(0, theta_sd^2) on the
     sum-to-zero subspace, b ~ N(0, b_sd^2), log a ~ N(0, log_a_sd^2) (2PL; this prior
-    also fixes the 2PL scale, since a and theta trade off).
+    also fixes the 2PL scale, since a and theta trade off). A calibration records the
+    ones that mattered for its method (:meth:`to_dict`).
     """
 
-    theta_sd: float = 3.0
-    b_sd: float = 3.0
-    log_a_sd: float = 0.5
-    # MAP (block Newton)
-    max_iter: int = 200
-    tol: float = 1e-8
-    layout: Literal["auto", "dense", "sparse", "chunked"] = "auto"  # chunked: matrix-free
-    # NUTS
-    chains: int = 4
-    warmup: int = 400  # chains start near the MAP point, so a short warmup suffices
-    draws: int = 1000  # per chain; max R-hat over hundreds of items needs ~1000 to sit below 1.01
-    target_accept: float = 0.8
-    max_tree_depth: int = 10
+    theta_sd: PositiveFloat = 3.0
+    """Prior sd of the abilities theta."""
+    b_sd: PositiveFloat = 3.0
+    """Prior sd of the difficulties b."""
+    log_a_sd: PositiveFloat = 0.5
+    """Prior sd of log discrimination (2PL)."""
+    max_iter: PositiveInt = 200
+    """MAP (block Newton): iteration cap."""
+    tol: PositiveFloat = 1e-8
+    """MAP: convergence tolerance (largest Newton step)."""
+    layout: Literal["auto", "dense", "sparse", "chunked"] = "auto"
+    """MAP: how the matrix is held (chunked: matrix-free, for leaderboard sizes)."""
+    chains: PositiveInt = 4
+    """NUTS: chains."""
+    warmup: PositiveInt = 400
+    """NUTS: warmup steps per chain (chains start near the MAP point, so short suffices)."""
+    draws: PositiveInt = 1000
+    """NUTS: draws per chain (max R-hat over hundreds of items needs ~1000 to sit below 1.01)."""
+    target_accept: Annotated[float, Field(gt=0, lt=1)] = 0.8
+    """NUTS: target acceptance probability."""
+    max_tree_depth: PositiveInt = 10
+    """NUTS: maximum tree depth."""
     chain_method: Literal["auto", "parallel", "vectorized", "sequential"] = "auto"
-    nuts_max_cells: int = 200_000  # above this NUTS is impractical: MAP + Laplace stands in
+    """NUTS: how chains run (auto: parallel when there is a device per chain, else
+    vectorized)."""
+    nuts_max_cells: PositiveInt = 200_000
+    """Above this many cells NUTS is impractical: MAP + Laplace stands in (and says so)."""
 
     @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> Settings:
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - names)
+    def of(cls, settings: FitSettings | None = None, **overrides: Any) -> FitSettings:
+        """``settings`` (default: the defaults) with keyword ``overrides``: the keyword form
+        of :func:`curation.irt.fit`. A name that is not a setting, or a value out of
+        range, is a ValueError naming it."""
+        unknown = sorted(set(overrides) - set(cls.model_fields))
         if unknown:
-            raise ValueError(f"unknown fit setting(s) {unknown}; valid: {sorted(names)}")
-        s = cls(**kwargs)
-        for name in ("theta_sd", "b_sd", "log_a_sd", "tol", "target_accept"):
-            if not float(getattr(s, name)) > 0:
-                raise ValueError(f"setting {name} must be > 0, got {getattr(s, name)!r}")
-        for name in ("max_iter", "chains", "warmup", "draws", "max_tree_depth", "nuts_max_cells"):
-            if int(getattr(s, name)) < 1:
-                raise ValueError(f"setting {name} must be >= 1, got {getattr(s, name)!r}")
-        if not s.target_accept < 1:
-            raise ValueError(f"setting target_accept must be < 1, got {s.target_accept!r}")
-        if s.chain_method not in ("auto", "parallel", "vectorized", "sequential"):
-            raise ValueError(f"unknown chain_method {s.chain_method!r}")
-        return s
+            raise ValueError(f"unknown fit setting(s) {unknown}; valid: {sorted(cls.model_fields)}")
+        if settings is not None and not overrides:
+            return settings
+        values = {**(settings.model_dump() if settings is not None else {}), **overrides}
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            name = ".".join(map(str, error["loc"]))
+            message = str(error["msg"]).removeprefix("Value error, ")
+            raise ValueError(f"fit setting {name}: {message} (got {error['input']!r})") from None
 
     def priors(self) -> dict[str, float]:
+        """The prior sds (theta, b, log a)."""
         return {"theta_sd": self.theta_sd, "b_sd": self.b_sd, "log_a_sd": self.log_a_sd}
 
     def to_dict(self, method: str) -> dict[str, Any]:
@@ -90,11 +105,16 @@ class AnnotateSettings(Section):
     model: Literal["1pl", "2pl", "auto"] = "auto"
     """1pl | 2pl | auto (choose by BIC per benchmark)."""
     method: Literal["map", "nuts"] = "map"
+    """map: posterior mode, Laplace intervals; nuts: the full posterior (numpyro; MAP
+    stands in above ``settings.nuts_max_cells``)."""
     scale: Literal["panel", "items", "logistic"] = "panel"
+    """The logit -> z map: panel (0 = the weakest model's ability, 1 = the strongest's),
+    items (min-max over the unbounded items), logistic (never clips)."""
     seed: NonNegativeInt = 0
+    """Seed of the NUTS chains and of the Laplace draws."""
     loo: bool = True
     """Leave-one-model-out stability of z."""
     laplace_draws: PositiveInt = 1000
     """Draws of b written beside a MAP fit (the gap intervals use them)."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """Priors and solver settings passed to the fit (see ``curation.irt`` Settings)."""
+    settings: FitSettings = FitSettings()
+    """Priors and solver settings of the fit (``curation.irt.FitSettings``)."""

@@ -6,21 +6,21 @@ from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from curation.items._ingest import ingest_benchmark, item_record
-    from curation.items._settings import ItemsSettings
+    from curation.items._settings import ANSWER_TYPES, AnswerType, ItemsSettings
     from curation.items._textless import (
         TEXT_FREE_STAGES,
         TEXT_STAGES,
-        has_texts,
         skip_note,
         textless_items,
         write_skipped_metrics,
     )
 
 _EXPORTS = {
+    "ANSWER_TYPES": "_settings",
+    "AnswerType": "_settings",
     "ItemsSettings": "_settings",
     "TEXT_FREE_STAGES": "_textless",
     "TEXT_STAGES": "_textless",
-    "has_texts": "_textless",
     "ingest_benchmark": "_ingest",
     "item_record": "_ingest",
     "skip_note": "_textless",
@@ -29,10 +29,11 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ANSWER_TYPES",
+    "AnswerType",
     "ItemsSettings",
     "TEXT_FREE_STAGES",
     "TEXT_STAGES",
-    "has_texts",
     "ingest_benchmark",
     "item_record",
     "skip_note",

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from curation.errors import InputError
 from curation.io.readers import RawRecord, read_records
-from curation.params import ANSWER_TYPES, BenchmarkSpec, require_file
+from curation.items._settings import ANSWER_TYPES
+from curation.params import require_file
 from curation.schemas import conform, validate_record
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
 
 _MAPPED = ("item", "question", "answer", "choices", "answer_type")
 
@@ -51,8 +55,10 @@ def _choices(value: Any, *, where: str, file: str, field: str) -> list[str] | No
     return [str(v) for v in value]
 
 
-def item_record(raw: RawRecord, spec: BenchmarkSpec, *, file: str) -> dict[str, Any]:
-    """Map one raw record to an item record (not yet schema-validated)."""
+def item_record(
+    raw: RawRecord, benchmark: str, spec: BenchmarkSettings, *, file: str
+) -> dict[str, Any]:
+    """Map one raw record of ``benchmark`` to an item record (not yet schema-validated)."""
     fields = spec.items.fields
     data = raw.data
     for target in ("item", "question"):
@@ -93,7 +99,7 @@ def item_record(raw: RawRecord, spec: BenchmarkSpec, *, file: str) -> dict[str, 
                     field=fields["answer"],
                 )
             answer = match.group(1).strip()
-    answer_type = spec.items.answer_type
+    answer_type: str = spec.items.answer_type
     if "answer_type" in fields and data.get(fields["answer_type"]) is not None:
         answer_type = str(data[fields["answer_type"]])
         if answer_type not in ANSWER_TYPES:
@@ -113,7 +119,7 @@ def item_record(raw: RawRecord, spec: BenchmarkSpec, *, file: str) -> dict[str, 
     meta_keys = [k for k in data if k not in used] if keep is None else keep
     metadata = {k: data.get(k) for k in meta_keys}
     return {
-        "benchmark": spec.name,
+        "benchmark": benchmark,
         "item": item,
         "domain": spec.domain,
         "question": question,
@@ -127,17 +133,19 @@ def item_record(raw: RawRecord, spec: BenchmarkSpec, *, file: str) -> dict[str, 
     }
 
 
-def ingest_benchmark(spec: BenchmarkSpec, *, params_file: str = "params.yaml") -> pl.DataFrame:
+def ingest_benchmark(
+    benchmark: str, spec: BenchmarkSettings, *, params_file: str = "params.yaml"
+) -> pl.DataFrame:
     """Read a benchmark's raw items and return its validated item table."""
     path = require_file(
-        spec.items.path, params_file=params_file, key=f"benchmarks.{spec.name}.items.path"
+        spec.items.path, params_file=params_file, key=f"benchmarks.{benchmark}.items.path"
     )
     file = str(path)
     raws = read_records(path, spec.items.format, split=spec.items.split)  # type: ignore[arg-type]
     rows: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     for raw in raws:
-        row = item_record(raw, spec, file=file)
+        row = item_record(raw, benchmark, spec, file=file)
         problem = validate_record(row, "item")
         if problem is not None:
             target, message = problem

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from curation.errors import InputError
 from curation.io.readers import detect_format, read_frame
-from curation.params import BenchmarkSpec, require_file
+from curation.params import require_file
 from curation.schemas import conform, validate_frame, validate_records
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
 
 TEXT_STAGES: dict[str, str] = {
     "fill": "BenchFill rewrites item texts",
@@ -34,10 +38,6 @@ TEXT_FREE_STAGES = ("check", "annotate", "gaps", "subsets", "mirt")
 """Stages that need only the response matrix."""
 
 
-def has_texts(spec: BenchmarkSpec) -> bool:
-    return spec.items.texts
-
-
 def skip_note(benchmark: str) -> str:
     """The one statement of what a matrix-only benchmark runs and skips."""
     skipped = "; ".join(f"{s} ({why})" for s, why in TEXT_STAGES.items())
@@ -47,12 +47,14 @@ def skip_note(benchmark: str) -> str:
     )
 
 
-def matrix_item_ids(spec: BenchmarkSpec, *, params_file: str = "params.yaml") -> list[str]:
+def matrix_item_ids(
+    benchmark: str, spec: BenchmarkSettings, *, params_file: str = "params.yaml"
+) -> list[str]:
     """The item ids of the benchmark's response matrix, in the matrix's order."""
     rs = spec.responses
-    assert rs is not None  # benchmark_spec requires it for texts: false
+    assert rs is not None  # BenchmarkSettings requires it for texts: false
     path = require_file(
-        rs.path, params_file=params_file, key=f"benchmarks.{spec.name}.responses.path"
+        rs.path, params_file=params_file, key=f"benchmarks.{benchmark}.responses.path"
     )
     df = read_frame(path, detect_format(path, rs.format))
     if df.height == 0:
@@ -72,13 +74,15 @@ def matrix_item_ids(spec: BenchmarkSpec, *, params_file: str = "params.yaml") ->
     return ids
 
 
-def textless_items(spec: BenchmarkSpec, *, params_file: str = "params.yaml") -> pl.DataFrame:
+def textless_items(
+    benchmark: str, spec: BenchmarkSettings, *, params_file: str = "params.yaml"
+) -> pl.DataFrame:
     """The validated item table of a matrix-only benchmark: ids, no texts."""
-    ids = matrix_item_ids(spec, params_file=params_file)
+    ids = matrix_item_ids(benchmark, spec, params_file=params_file)
     n = len(ids)
     table = pl.DataFrame(
         {
-            "benchmark": [spec.name] * n,
+            "benchmark": [benchmark] * n,
             "item": ids,
             "domain": [spec.domain] * n,
             "question": pl.Series([None] * n, dtype=pl.String),

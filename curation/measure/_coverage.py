@@ -26,7 +26,7 @@ from scipy.special import expit
 from curation.irt import (
     BootstrapReplicates,
     Cells,
-    Settings,
+    FitSettings,
     Truth,
     bounded_items,
     fit_map,
@@ -117,7 +117,7 @@ def intervals_for(
     ``replicates`` is the number of bootstrap replicates, or of Laplace draws; ``cache``
     shares one set of replicates between the bootstrap constructions.
     """
-    s = Settings()
+    s = FitSettings()
     if method == "laplace":
         mp = fit_map(cells, "1pl", s)
         bound = bounded_items(cells, cells.k)

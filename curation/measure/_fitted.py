@@ -8,13 +8,12 @@ derives what needs all three: the axis :class:`Resolution` and the bootstrap int
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from curation.irt import Calibration, Cells, Settings, encode, parametric_bootstrap
+from curation.irt import Calibration, Cells, FitSettings, encode, parametric_bootstrap
 from curation.measure._bootstrap import summarize_bootstrap
 from curation.measure._posterior import MetricIntervals
 from curation.measure._resolution import Resolution, resolution_of_fit
@@ -67,11 +66,10 @@ class FittedBenchmark:
         )
 
     @property
-    def settings(self) -> Settings:
+    def settings(self) -> FitSettings:
         """The fit settings stored with the calibration (priors, solver)."""
-        names = {f.name for f in dataclasses.fields(Settings)}
-        stored = {k: v for k, v in self.calibration.settings.items() if k in names}
-        return Settings.from_kwargs(**stored)
+        stored = self.calibration.settings.items()
+        return FitSettings.of(**{k: v for k, v in stored if k in FitSettings.model_fields})
 
     @property
     def method(self) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.responses._checks import DEFAULT_WARN, CheckReport, check_matrix
+    from curation.responses._checks import CheckReport, check_matrix
     from curation.responses._import import import_responses
     from curation.responses._import_logs import (
         DEFAULT_FORMAT,
@@ -41,7 +41,6 @@ _EXPORTS = {
     "ResponsesSettings": "_settings",
     "WarnSettings": "_settings",
     "DEFAULT_FORMAT": "_import_logs",
-    "DEFAULT_WARN": "_checks",
     "FORMATS": "_import_logs",
     "READERS": "_import_logs",
     "CheckReport": "_checks",
@@ -68,7 +67,6 @@ __all__ = [
     "ResponsesSettings",
     "WarnSettings",
     "DEFAULT_FORMAT",
-    "DEFAULT_WARN",
     "FORMATS",
     "READERS",
     "CheckReport",

@@ -13,18 +13,7 @@ import numpy as np
 import polars as pl
 
 from curation.responses._matrix import ResponseMatrix
-
-DEFAULT_WARN = {
-    "item_informativeness_below": 0.5,
-    "model_informativeness_below": 1.0,
-    "model_reversal_above": 0.15,
-    "item_reversal_above": 0.25,
-    "per_model_reversal_factor": 1.5,
-    "per_item_reversal_factor": 2.5,
-}
-"""Warning thresholds. Per-model and per-item rates are judged against the benchmark's own
-overall rate (a model is named when its rate is ``factor`` times the overall one), since
-the absolute level depends on how many cells agree anyway."""
+from curation.responses._settings import WarnSettings
 
 
 @dataclass(frozen=True)
@@ -163,10 +152,11 @@ def _item_reversals(rates: np.ndarray, success: np.ndarray) -> tuple[float, np.n
 
 
 def check_matrix(
-    responses: pl.DataFrame, *, benchmark: str, warn: dict[str, float] | None = None
+    responses: pl.DataFrame, *, benchmark: str, warn: WarnSettings | None = None
 ) -> CheckReport:
-    """Run the §3.2 checks on one benchmark's long response table."""
-    limits = {**DEFAULT_WARN, **(warn or {})}
+    """Run the §3.2 checks on one benchmark's long response table; ``warn`` says when a
+    diagnostic becomes a warning (default: ``check.warn``'s defaults)."""
+    limits = warn if warn is not None else WarnSettings()
     m = ResponseMatrix.from_responses(responses)
     rates, present = m.rates, m.present
     n_models, n_items = rates.shape
@@ -185,36 +175,36 @@ def check_matrix(
     item_rev, per_item = _item_reversals(rates, success)
 
     warnings: list[str] = []
-    model_cut = limits["per_model_reversal_factor"] * model_rev
-    item_cut = limits["per_item_reversal_factor"] * item_rev
+    model_cut = limits.per_model_reversal_factor * model_rev
+    item_cut = limits.per_item_reversal_factor * item_rev
     order_models = np.argsort(-per_model, kind="stable")
     order_items = np.argsort(-per_item, kind="stable")
     offending_models = [m.models[j] for j in order_models if model_rev and per_model[j] > model_cut]
     offending_items = [m.items[i] for i in order_items if item_rev and per_item[i] > item_cut]
     item_info = float(informative.mean())
     model_info = float(model_ok.mean())
-    if item_info < limits["item_informativeness_below"]:
+    if item_info < limits.item_informativeness_below:
         warnings.append(
             f"only {item_info:.1%} of items separate the models "
             f"({len(all_solved)} all-solved, {len(none_solved)} none-solved)"
         )
-    if model_info < limits["model_informativeness_below"]:
+    if model_info < limits.model_informativeness_below:
         flat = [m.models[j] for j in np.flatnonzero(~model_ok)]
         warnings.append(f"models at 0% or 100% carry no information: {', '.join(flat)}")
-    if model_rev > limits["model_reversal_above"]:
+    if model_rev > limits.model_reversal_above:
         warnings.append(f"model reversal rate {model_rev:.3f} is high")
-    if item_rev > limits["item_reversal_above"]:
+    if item_rev > limits.item_reversal_above:
         warnings.append(f"item reversal rate {item_rev:.3f} is high")
     if offending_models:
         warnings.append(
             f"{len(offending_models)} models reverse the accuracy order more than "
-            f"{limits['per_model_reversal_factor']}x as often as the benchmark overall "
+            f"{limits.per_model_reversal_factor}x as often as the benchmark overall "
             f"({model_rev:.3f}): {', '.join(offending_models[:5])}"
         )
     if offending_items:
         warnings.append(
             f"{len(offending_items)} items reverse the difficulty order more than "
-            f"{limits['per_item_reversal_factor']}x as often as the benchmark overall "
+            f"{limits.per_item_reversal_factor}x as often as the benchmark overall "
             f"({item_rev:.3f}), e.g. {', '.join(offending_items[:5])}"
         )
     missing = (~present).sum(axis=1)

@@ -7,14 +7,18 @@ plus the protocol that produced it; see ``schemas/response.schema.json``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from curation.errors import InputError
 from curation.io.readers import detect_format, read_frame
-from curation.params import BenchmarkSpec, ResponsesSpec, require_file
+from curation.params import require_file
+from curation.responses._settings import ResponsesSettings
 from curation.schemas import conform, validate_frame
+
+if TYPE_CHECKING:
+    from curation.benchmarks import BenchmarkSettings
 
 PROTOCOL_FIELDS = (
     "prompt_template",
@@ -87,7 +91,7 @@ def _numbers(
     return parsed.set(nan, None)
 
 
-def _require_model_column(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -> None:
+def _require_model_column(df: pl.DataFrame, spec: ResponsesSettings, *, file: str) -> None:
     """Checked before the item columns: else the model column reads as an unknown item."""
     if spec.model_column not in df.columns:
         raise InputError(
@@ -100,7 +104,7 @@ def _require_model_column(df: pl.DataFrame, spec: ResponsesSpec, *, file: str) -
 
 
 def _wide_to_long(
-    df: pl.DataFrame, spec: ResponsesSpec, *, file: str, notes: list[str]
+    df: pl.DataFrame, spec: ResponsesSettings, *, file: str, notes: list[str]
 ) -> pl.DataFrame:
     _require_model_column(df, spec, file=file)
     models = df.get_column(spec.model_column).cast(pl.String)
@@ -178,7 +182,7 @@ def _note_nan(nan_rows: list[tuple[int, str]], notes: list[str]) -> None:
 
 
 def _long_to_cells(
-    df: pl.DataFrame, spec: ResponsesSpec, *, file: str, notes: list[str]
+    df: pl.DataFrame, spec: ResponsesSettings, *, file: str, notes: list[str]
 ) -> pl.DataFrame:
     names = {
         "model": "model",
@@ -324,14 +328,15 @@ def _check_items(
 
 
 def import_responses(
-    spec: BenchmarkSpec,
+    benchmark: str,
+    spec: BenchmarkSettings,
     *,
     known_items: Collection[str],
     items_file: str,
     params_file: str = "params.yaml",
     notes: list[str] | None = None,
 ) -> pl.DataFrame:
-    """Read a benchmark's response matrix into the validated long response table.
+    """Read ``benchmark``'s response matrix into the validated long response table.
 
     What the import kept as missing or added up (empty or NaN cells, ``aggregate: sum``)
     is appended to ``notes``, one line each, for the caller to print.
@@ -342,10 +347,10 @@ def import_responses(
         raise InputError(
             "no `responses` configured for this benchmark",
             file=params_file,
-            field=f"benchmarks.{spec.name}.responses",
+            field=f"benchmarks.{benchmark}.responses",
         )
     path = require_file(
-        rs.path, params_file=params_file, key=f"benchmarks.{spec.name}.responses.path"
+        rs.path, params_file=params_file, key=f"benchmarks.{benchmark}.responses.path"
     )
     file = str(path)
     fmt = detect_format(path, rs.format)
@@ -373,7 +378,7 @@ def import_responses(
         cells = _long_to_cells(df, rs, file=file, notes=notes)
     protocol: dict[str, Any] = {k: rs.protocol.get(k) for k in PROTOCOL_FIELDS}
     table = cells.with_columns(
-        pl.lit(spec.name).alias("benchmark"),
+        pl.lit(benchmark).alias("benchmark"),
         pl.lit(rs.source).alias("source"),
         *[pl.lit(v).alias(k) for k, v in protocol.items()],
     )

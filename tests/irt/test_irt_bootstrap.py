@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from curation.irt import parametric_bootstrap, score_steps, simulate_responses
+from curation.irt import FitSettings, parametric_bootstrap, score_steps, simulate_responses
 from curation.irt._batch import fit_map_1pl_batch
 from curation.irt._data import Cells, Dense, encode
 from curation.irt._eb import SmoothTruth, draw_grid, fit_log_prior, posterior
 from curation.irt._map import fit_map_1pl, fit_map_2pl
-from curation.irt._settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +20,7 @@ def small() -> Cells:
 
 
 def test_batched_fits_land_on_the_single_fits_modes(small: Cells) -> None:
-    s = Settings()
+    s = FitSettings()
     lay = Dense(small)
     mp = fit_map_1pl(small, s)
     rng = np.random.default_rng(0)
@@ -42,7 +41,7 @@ def test_batched_fits_land_on_the_single_fits_modes(small: Cells) -> None:
 def test_score_steps_bracket_the_fit_and_reproduce_it(small: Cells, model: str) -> None:
     """The one-dimensional score equation at the item's own score gives back the joint MAP b
     (the joint mode solves every item's equation), and one more correct answer is easier."""
-    s = Settings()
+    s = FitSettings()
     mp = fit_map_1pl(small, s)
     if model == "2pl":
         mp = fit_map_2pl(small, s, mp)
@@ -62,7 +61,7 @@ def test_single_trial_1pl_b_is_a_function_of_the_score() -> None:
     """Complete single-trial design: items with equal total score get equal b (sufficiency)."""
     df, _ = simulate_responses(n_models=8, n_items=300, n_trials=1, seed=5)
     cells = encode(df)
-    mp = fit_map_1pl(cells, Settings())
+    mp = fit_map_1pl(cells, FitSettings())
     k = np.bincount(cells.ii, weights=cells.k, minlength=cells.n_items)
     for score in np.unique(k):
         assert np.ptp(mp.b[k == score]) < 1e-6
@@ -87,7 +86,7 @@ def test_log_prior_recovers_a_known_density() -> None:
 
 
 def test_smooth_truth_draws_are_continuous_and_plausible(small: Cells) -> None:
-    s = Settings()
+    s = FitSettings()
     mp = fit_map_1pl(small, s)
     lay = Dense(small)
     st = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se)
@@ -127,7 +126,7 @@ def test_dense_refitter_lands_on_the_full_fits_modes() -> None:
     mode and convergence on a design with missing cells, counts of several trials included."""
     from curation.irt._refit import DenseRefitter
 
-    s = Settings()
+    s = FitSettings()
     for n_trials, missing in ((1, 0.1), (4, 0.3)):
         df, _ = simulate_responses(
             n_models=12, n_items=300, n_trials=n_trials, missing=missing, seed=5

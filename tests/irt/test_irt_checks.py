@@ -66,14 +66,14 @@ def test_loo_warm_start_matches_cold_refits(model, scale):
 
 def test_loo_refit_modes_match_exact_fit():
     """The warm refit is the exact MAP without the model (same b, θ to 1e-10)."""
+    from curation.irt import FitSettings
     from curation.irt._data import encode
     from curation.irt._fit import fit_cells
     from curation.irt._loo import refit_1pl, refit_2pl, warm_start
     from curation.irt._map import fit_map_1pl, fit_map_2pl
-    from curation.irt._settings import Settings
 
     df, _ = simulate_responses(n_models=10, n_items=300, n_trials=1, model="2pl", seed=45)
-    cells, s = encode(df), Settings()
+    cells, s = encode(df), FitSettings()
     for model in ("1pl", "2pl"):
         full = fit_cells(cells, model=model, method="map", seed=0, scale="panel", settings=s)
         for j in (0, 4, 9):

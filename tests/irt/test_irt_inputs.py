@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from curation.irt import bic_compare, fit, loo_stability, simulate_responses
+from curation.irt import FitSettings, bic_compare, fit, loo_stability, simulate_responses
 
 
 def _frame(rows):
@@ -68,8 +68,12 @@ def test_bad_names_and_settings():
         fit(df, scale="minmax")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"unknown fit setting\(s\) \['b_prior'\]"):
         fit(df, b_prior=2.0)
-    with pytest.raises(ValueError, match="b_sd must be > 0"):
+    with pytest.raises(ValueError, match=r"fit setting b_sd: Input should be greater than 0"):
         fit(df, b_sd=0.0)
+    with pytest.raises(ValueError, match=r"fit setting target_accept: .*less than 1"):
+        fit(df, settings=FitSettings(), target_accept=1.0)
+    with pytest.raises(ValueError, match=r"fit setting max_iter: Input should be a valid int"):
+        fit(df, max_iter=2.5)
     with pytest.raises(ValueError, match="unknown fit setting"):
         bic_compare(df, nonsense=1)
 
@@ -84,3 +88,23 @@ def test_simulate_rejects_bad_arguments():
         simulate_responses(n_models=3, n_items=5, n_trials=1, missing=1.0, seed=0)
     with pytest.raises(ValueError, match="n_models >= 2"):
         simulate_responses(n_models=1, n_items=5, n_trials=1, seed=0)
+
+
+def test_a_fit_settings_and_its_keywords_fit_alike():
+    """``fit(settings=FitSettings(...))`` (the annotate stage) and ``fit(**keywords)`` (the
+    library form) are one fit, and the calibration records the same settings."""
+    df = _frame(GOOD)
+    by_model = fit(df, settings=FitSettings(b_sd=2.0, max_iter=50))
+    by_keywords = fit(df, b_sd=2.0, max_iter=50)
+    assert by_model.calibration.settings == by_keywords.calibration.settings
+    assert by_model.calibration.settings == {
+        "method": "map",
+        "seed": 0,
+        "theta_sd": 3.0,
+        "b_sd": 2.0,
+        "log_a_sd": 0.5,
+        "max_iter": 50,
+        "tol": 1e-8,
+    }
+    assert by_model.items.equals(by_keywords.items)
+    assert not by_model.items.equals(fit(df).items)  # the prior sd reached the fit

@@ -14,7 +14,7 @@ from curation.errors import ConfigError
 from curation.irt.mirt import (
     MirtData,
     MirtFit,
-    Priors,
+    MirtPriorSettings,
     benchmark_profiles,
     build_report,
     congruence,
@@ -67,7 +67,7 @@ def _random_orthogonal(d, seed):
 
 def test_gradient_is_analytic_and_right():
     sim = simulate_mirt(6, 15, 2, seed=1, n_trials=3, missing_share=0.2)
-    obj = _Objective(sim.data, 2, Priors())
+    obj = _Objective(sim.data, 2, MirtPriorSettings())
     x = np.random.default_rng(2).normal(0, 0.7, size=6 * 2 + 15 * 2 + 15)
     f, g = obj(x)
     num = approx_fprime(x, lambda z: obj(z)[0], 1e-7)
@@ -224,7 +224,7 @@ def _flip_case() -> MirtFit:
         iterations=0,
         converged=True,
         seconds=0.0,
-        priors=Priors(),
+        priors=MirtPriorSettings(),
     )
 
 

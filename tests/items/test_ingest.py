@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from curation.items import ingest_benchmark
-from curation.params import benchmark_spec, load_params
+from curation.params import load_params
+from curation.params_model import validate_params
 from tests.conftest import TOY_ITEMS
 from tests.stage_cli import run_stage
 
@@ -18,7 +19,7 @@ from tests.stage_cli import run_stage
 def _spec(root: Path, path: str, **items_over):
     params = load_params(root / "params.yaml")
     params["benchmarks"]["toy"]["items"].update(path=path, **items_over)
-    return benchmark_spec(params, "toy")
+    return validate_params(params).benchmark("toy")
 
 
 def _write_formats(root: Path) -> dict[str, str]:
@@ -40,7 +41,7 @@ def _write_formats(root: Path) -> dict[str, str]:
 
 def test_every_format_gives_the_same_items(toy_project: Path):
     paths = _write_formats(toy_project)
-    tables = {fmt: ingest_benchmark(_spec(toy_project, p)) for fmt, p in paths.items()}
+    tables = {fmt: ingest_benchmark("toy", _spec(toy_project, p)) for fmt, p in paths.items()}
     ref = tables["jsonl"].drop("metadata")
     assert ref.height == len(TOY_ITEMS)
     assert ref["item"].to_list() == [r["id"] for r in TOY_ITEMS]
@@ -54,7 +55,9 @@ def test_every_format_gives_the_same_items(toy_project: Path):
 def test_answer_pattern_extracts_the_final_answer(toy_project: Path):
     rows = [{"id": "a", "prompt": "p", "target": "2 + 2 = 4\n#### 4"}]
     (toy_project / "raw" / "x.jsonl").write_text(json.dumps(rows[0]) + "\n")
-    table = ingest_benchmark(_spec(toy_project, "raw/x.jsonl", answer_pattern=r"####\s*(.*)$"))
+    table = ingest_benchmark(
+        "toy", _spec(toy_project, "raw/x.jsonl", answer_pattern=r"####\s*(.*)$")
+    )
     assert table["answer"].to_list() == ["4"]
 
 
@@ -62,7 +65,7 @@ def test_numeric_ids_become_text_and_metadata_fields_can_be_chosen(toy_project: 
     (toy_project / "raw" / "n.jsonl").write_text(
         json.dumps({"id": 7, "prompt": "p", "target": 3, "level": 2, "junk": "x"}) + "\n"
     )
-    table = ingest_benchmark(_spec(toy_project, "raw/n.jsonl", metadata_fields=["level"]))
+    table = ingest_benchmark("toy", _spec(toy_project, "raw/n.jsonl", metadata_fields=["level"]))
     assert table["item"].to_list() == ["7"] and table["answer"].to_list() == ["3"]
     assert json.loads(table["metadata"][0]) == {"level": 2}
 
@@ -76,7 +79,7 @@ def test_choices_are_read_as_a_list(toy_project: Path):
         answer_type="choice",
         fields={"item": "id", "question": "prompt", "answer": "target", "choices": "options"},
     )
-    table = ingest_benchmark(spec)
+    table = ingest_benchmark("toy", spec)
     assert table["choices"].to_list() == [["x", "y", "z"]]
     assert table["answer_type"].to_list() == ["choice"]
 
@@ -95,5 +98,5 @@ def test_hf_dataset_with_several_splits_needs_a_split(toy_project: Path):
     from curation.errors import InputError
 
     with pytest.raises(InputError, match="set `split`"):
-        ingest_benchmark(_spec(toy_project, "raw/two"))
-    assert ingest_benchmark(_spec(toy_project, "raw/two", split="b")).height == 6
+        ingest_benchmark("toy", _spec(toy_project, "raw/two"))
+    assert ingest_benchmark("toy", _spec(toy_project, "raw/two", split="b")).height == 6

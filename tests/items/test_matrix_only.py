@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from curation.errors import ConfigError
-from curation.params import benchmark_spec
+from curation.params_model import validate_params
 from tests.conftest import TOY_PARAMS, add_imports_dir
 from tests.stage_cli import run_stage
 
@@ -69,11 +69,23 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, np.n
 def test_entry_must_name_its_matrix_as_the_items_path():
     entry = _entry()
     entry["items"]["path"] = "raw/other.csv"
-    with pytest.raises(ConfigError, match=r"items.texts: false .*same file as .*responses.path"):
-        benchmark_spec({"benchmarks": {"lb": entry}}, "lb")
+    with pytest.raises(
+        ConfigError, match=r"benchmarks.lb: items.texts: false .*same file as responses.path"
+    ):
+        validate_params({"benchmarks": {"lb": entry}})
     del entry["responses"]
     with pytest.raises(ConfigError, match="matrix-only"):
-        benchmark_spec({"benchmarks": {"lb": entry}}, "lb")
+        validate_params({"benchmarks": {"lb": entry}})
+
+
+def test_validate_reads_the_matrix_as_ingest_does(project, capsys):
+    """``curate validate`` checks a matrix-only entry the way the stages read it: its item
+    ids from the matrix (not the matrix read as raw items, which has no question)."""
+    from curation.cli import main
+
+    assert main(["validate"]) == 0
+    out = capsys.readouterr().out
+    assert f"lb: {N_ITEMS} item ids (matrix-only), {N_MODELS * N_ITEMS} responses" in out
 
 
 def test_text_free_stages_run_and_text_stages_skip(project, capsys):

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from curation.params import benchmark_names, benchmark_spec, load_params
-from curation.params_model import validate_params
+from curation.params import load_params
+from curation.params_model import read_params
 from tests.conftest import REPO
 
 
 def test_shipped_params_parse_for_every_stage():
     params = load_params(REPO / "params.yaml")
-    names = benchmark_names(params)
+    validated = read_params(REPO / "params.yaml")  # benchmarks, annotate, check, mirt
+    names = list(validated.benchmarks)
     assert {"gsm8k", "math-l5", "crux"} <= set(names)
     for name in names:
-        spec = benchmark_spec(params, name)
-        assert spec.responses is not None
-    checked = validate_params(params)
-    assert checked.collect.enabled is False, "the default imports real responses"
-    assert checked.panel is not None and len(checked.panel.models) >= 2
-    assert checked.judge.resolved(checked.collect.backend).simulated
+        assert validated.benchmark(name).responses is not None
+    assert validated.collect.enabled is False, "the default imports real responses"
+    assert validated.panel is not None and len(validated.panel.models) >= 2
+    assert validated.judge.resolved(validated.collect.backend).simulated
     from curation.subsets import subsets_config
-    from pipelines import annotate, gaps, mirt
+    from pipelines import gaps
 
     for name in names:
         subsets_config(params, name)
-    annotate._settings(params)
     gaps._settings(params)
-    mirt.settings_from_params(params)
+    assert validated.mirt.pool(validated.benchmarks) == names

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from curation.responses import ResponseMatrix, check_matrix
+from curation.responses import ResponseMatrix, WarnSettings, check_matrix
 
 
 def _table(rates: np.ndarray, trials: int = 1) -> pl.DataFrame:
@@ -74,9 +74,13 @@ def test_informativeness_and_offenders_are_named():
         ],
         dtype=float,
     )
-    report = check_matrix(_table(rates), benchmark="odd", warn={"model_informativeness_below": 1.0})
+    report = check_matrix(_table(rates), benchmark="odd")  # check.warn's defaults
     assert report.model_informativeness == pytest.approx(0.75)
     assert any("m03" in w for w in report.warnings)
+    lenient = WarnSettings(model_informativeness_below=0.75, per_model_reversal_factor=1e6)
+    quiet = check_matrix(_table(rates), benchmark="odd", warn=lenient)
+    assert not any("carry no information" in w for w in quiet.warnings)
+    assert quiet.offending_models == []
     assert report.offending_models[0] == "m02"
     metrics = report.metrics()
     assert metrics["n_models"] == 4 and metrics["n_items"] == 6

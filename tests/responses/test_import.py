@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 
 from curation.items import ingest_benchmark
-from curation.params import benchmark_spec, load_params
+from curation.params import load_params
+from curation.params_model import validate_params
 from curation.responses import import_responses
 from tests.conftest import REPO, TOY_LONG
 
@@ -17,9 +18,9 @@ from tests.conftest import REPO, TOY_LONG
 def _import(root: Path, **resp_over) -> pl.DataFrame:
     params = load_params(root / "params.yaml")
     params["benchmarks"]["toy"]["responses"].update(resp_over)
-    spec = benchmark_spec(params, "toy")
-    items = ingest_benchmark(spec)
-    return import_responses(spec, known_items=items["item"].to_list(), items_file="items")
+    spec = validate_params(params).benchmark("toy")
+    items = ingest_benchmark("toy", spec)
+    return import_responses("toy", spec, known_items=items["item"].to_list(), items_file="items")
 
 
 def _cells(df: pl.DataFrame) -> set[tuple]:
@@ -97,9 +98,9 @@ def test_bundled_matrices_match_upstream_accuracies(bench: str, stem: str, monke
     """Per-model accuracy of the imported table equals ZeroEval's published summary."""
     monkeypatch.chdir(REPO)
     params = load_params(REPO / "params.yaml")
-    spec = benchmark_spec(params, bench)
-    items = ingest_benchmark(spec)
-    table = import_responses(spec, known_items=items["item"].to_list(), items_file="items")
+    spec = validate_params(params).benchmark(bench)
+    items = ingest_benchmark(bench, spec)
+    table = import_responses(bench, spec, known_items=items["item"].to_list(), items_file="items")
     acc = dict(
         table.group_by("model")
         .agg((pl.col("n_correct").sum() / pl.col("n_trials").sum() * 100).alias("acc"))

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from curation.irt.mirt._fit import (
         MirtData,
         MirtFit,
-        Priors,
         SimulatedMirt,
         cell_loglik,
         fit_loglik,
@@ -80,7 +79,6 @@ _EXPORTS = {
     "MirtData": "_fit",
     "MirtFit": "_fit",
     "MirtReport": "_report",
-    "Priors": "_fit",
     "Selection": "_select",
     "Similarity": "_profiles",
     "SimulatedMirt": "_fit",
@@ -120,7 +118,6 @@ __all__ = [
     "MirtData",
     "MirtFit",
     "MirtReport",
-    "Priors",
     "Selection",
     "Similarity",
     "SimulatedMirt",

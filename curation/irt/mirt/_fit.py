@@ -31,6 +31,7 @@ from scipy.special import expit, gammaln
 
 from curation.irt._data import check_responses
 from curation.irt._threads import kernel_threads
+from curation.irt.mirt._settings import MirtPriorSettings
 from curation.responses import ResponseMatrix
 
 ITEM_KEY_SEP = "/"
@@ -192,30 +193,6 @@ def pool_responses(
 
 
 @dataclass(frozen=True)
-class Priors:
-    """Gaussian priors: theta ~ N(0, theta_sd^2 I), a ~ N(0, a_sd^2 I), b ~ N(0, b_sd^2).
-
-    theta and a enter the likelihood only through theta a^T, and at the optimum the two
-    penalties balance, so together they act as a nuclear-norm penalty of weight
-    1 / (theta_sd * a_sd) on the models x items logit matrix (their ratio only sets the
-    raw scale, which :func:`standardise` removes). The default weight 4 shrinks noise
-    dimensions (a pure-noise 40 x 600 binary matrix has a top singular value of the
-    residual gradient of roughly 0.45 (sqrt(40) + sqrt(600)) = 14) but barely touches real
-    ones; on simulated data and on the bundled benchmarks it is close to the held-out
-    optimum.
-    """
-
-    theta_sd: float = 1.0
-    a_sd: float = 0.25
-    b_sd: float = 3.0
-
-    def __post_init__(self) -> None:
-        for name in ("theta_sd", "a_sd", "b_sd"):
-            if not float(getattr(self, name)) > 0:
-                raise ValueError(f"prior {name} must be > 0, got {getattr(self, name)!r}")
-
-
-@dataclass(frozen=True)
 class MirtFit:
     """A fitted multidimensional 2PL (point estimates) on a stated orientation.
 
@@ -239,7 +216,7 @@ class MirtFit:
     iterations: int
     converged: bool
     seconds: float
-    priors: Priors
+    priors: MirtPriorSettings
     rotation: str = "standardised"
     rotation_matrix: np.ndarray | None = None
     """T with theta_rot = theta_std @ T and A_rot = A_std @ inv(T).T (None: identity)."""
@@ -300,7 +277,7 @@ def _check_same(fit: MirtFit, data: MirtData) -> None:
 class _Objective:
     """Negative log posterior and its gradient, on a flat parameter vector."""
 
-    def __init__(self, data: MirtData, d: int, priors: Priors) -> None:
+    def __init__(self, data: MirtData, d: int, priors: MirtPriorSettings) -> None:
         self.k = data.correct
         self.n = data.trials
         self.m, self.i = data.trials.shape
@@ -345,7 +322,9 @@ class _Objective:
         return f * self.scale, self.pack(g_theta, g_a, g_b) * self.scale
 
 
-def _svd_start(data: MirtData, d: int, priors: Priors) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _svd_start(
+    data: MirtData, d: int, priors: MirtPriorSettings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Truncated SVD of the smoothed, item-centred logit matrix (missing cells at 0)."""
     present = data.trials > 0
     p = (data.correct + 0.5) / (data.trials + 1.0)
@@ -366,7 +345,7 @@ def _svd_start(data: MirtData, d: int, priors: Priors) -> tuple[np.ndarray, np.n
 
 
 def _balanced(
-    theta: np.ndarray, loadings: np.ndarray, priors: Priors
+    theta: np.ndarray, loadings: np.ndarray, priors: MirtPriorSettings
 ) -> tuple[np.ndarray, np.ndarray]:
     """The factorisation of ``theta @ loadings.T`` the priors like best (a warm start)."""
     q_t, r_t = np.linalg.qr(theta)
@@ -404,7 +383,7 @@ def fit_mirt(
     data: MirtData,
     d: int,
     *,
-    priors: Priors | None = None,
+    priors: MirtPriorSettings | None = None,
     start: MirtFit | None = None,
     max_iter: int = 20_000,
     tol: float = 1e-10,
@@ -415,7 +394,7 @@ def fit_mirt(
     """
     if d < 1:
         raise ValueError(f"d must be >= 1, got {d}")
-    priors = priors or Priors()
+    priors = priors if priors is not None else MirtPriorSettings()
     t0 = time.perf_counter()
     obj = _Objective(data, d, priors)
     with kernel_threads():

@@ -42,7 +42,6 @@ class MirtReport:
     flips: list[Flip]
     loading_share: float
     timings: dict[str, float] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def chosen(self) -> int:
@@ -146,7 +145,6 @@ def build_report(
     n_flips: int = 3,
     n_flip_items: int = 10,
     timings: dict[str, float] | None = None,
-    settings: dict[str, Any] | None = None,
 ) -> MirtReport:
     """Rotate every d's fit and compute profiles, similarities and flips."""
     fits = {d: rotate_fit(f, rotation) for d, f in selection.fits.items()}
@@ -165,7 +163,6 @@ def build_report(
         else [],
         loading_share=loading_share,
         timings=dict(timings or {}),
-        settings=dict(settings or {}),
     )
 
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curation.irt.mirt._fit import MirtData, MirtFit, Priors, cell_loglik, fit_mirt
+from curation.irt.mirt._fit import MirtData, MirtFit, cell_loglik, fit_mirt
+from curation.irt.mirt._settings import MirtPriorSettings
 
 SELECT_RULES: tuple[str, ...] = ("heldout", "bic")
 
@@ -95,7 +96,7 @@ def select_dimension(
     d_max: int = 4,
     holdout: float = 0.1,
     seed: int = 0,
-    priors: Priors | None = None,
+    priors: MirtPriorSettings | None = None,
     select: str = "heldout",
     se_rule: float = 1.0,
 ) -> Selection:

@@ -1,0 +1,60 @@
+"""`curate benchmark add`: the entry it writes is checked by ParamsFile, and a name DVC
+cannot take is refused before anything is written (issue 31: ``my.bench``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from curation.commands.benchmark import add_benchmark
+from curation.errors import ConfigError
+from curation.params_model import read_params
+from tests.conftest import TOY_ITEMS
+
+
+def _add(name: str, root: Path) -> str:
+    items = root / "new_items.jsonl"
+    items.write_text("".join(json.dumps(r) + "\n" for r in TOY_ITEMS))
+    wide = root / "new_wide.csv"
+    ids = [r["id"] for r in TOY_ITEMS]
+    wide.write_text(
+        "model," + ",".join(ids) + "\n" + "a,1,0,1,0,1,0\n" + "b,1,1,0,0,0,1\n",
+        encoding="utf-8",
+    )
+    return add_benchmark(
+        name,
+        items=items,
+        responses=wide,
+        fmt="wide",
+        field_map={"item": "id", "question": "prompt", "answer": "target"},
+        domain="math",
+        license="MIT",
+        source=None,
+        answer_type="numeric",
+        model_column="model",
+        n_trials=1,
+        item_field=None,
+        reference=False,
+    )
+
+
+@pytest.mark.parametrize("name", ["my.bench", "-x", "a/b"])
+def test_a_name_dvc_cannot_take_writes_nothing(toy_project: Path, name: str) -> None:
+    before = (toy_project / "params.yaml").read_text()
+    with pytest.raises(ConfigError, match=r"not a benchmark name: use letters, digits, '-'"):
+        _add(name, toy_project)
+    assert (toy_project / "params.yaml").read_text() == before
+    assert not (toy_project / "data" / "raw" / name).exists()
+
+
+def test_the_written_entry_is_what_the_stages_read(toy_project: Path) -> None:
+    line = _add("toy-2", toy_project)
+    assert "toy-2: 6 items, 12 responses (2 models)" in line
+    entry = read_params(toy_project / "params.yaml").benchmark("toy-2")
+    assert entry.items.path == Path("data/raw/toy-2/new_items.jsonl")
+    assert entry.responses is not None and entry.responses.n_trials == 1
+    assert entry.in_domain_reference is False
+    with pytest.raises(ConfigError, match="already exists"):
+        _add("toy-2", toy_project)
