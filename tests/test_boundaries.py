@@ -29,12 +29,9 @@ _PLOTS_STYLE = (
     "in curation.plots; remove this entry with the import"
 )
 ALLOWED: Mapping[tuple[str, str], str] = {
-    ("pipelines.annotate", "curation.plots._style"): _PLOTS_STYLE,
     ("pipelines.build", "curation.plots._style"): _PLOTS_STYLE,
-    ("pipelines.check", "curation.plots._style"): _PLOTS_STYLE,
     ("pipelines.fill", "curation.plots._style"): _PLOTS_STYLE,
     ("pipelines.gaps", "curation.plots._style"): _PLOTS_STYLE,
-    ("pipelines.mirt", "curation.plots._style"): _PLOTS_STYLE,
     ("curation.publish._build", "curation.plots._style"): _PLOTS_STYLE
     + " (DEFAULT_FORMATS, the default of the plot formats setting)",
     ("curation.subsets._config", "curation.measure._targets"): (
