@@ -150,6 +150,42 @@ def test_mirt_pool_is_checked_against_the_benchmarks(pool: list[str], says: str)
         validate_params(_toy_with("mirt", {"benchmarks": pool}))
 
 
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        ({"targets": ["gaussian"]}, r"gaps.targets\[0\]: unknown target 'gaussian'"),
+        ({"targets": ["uniform", {"kind": "beta", "a": 0, "b": 2}]}, r"gaps.targets\[1\]: Beta.a"),
+        ({"targets": ["benchmark:"]}, r"gaps.targets\[0\]: name the benchmark"),
+        ({"targets": ["benchmark:nope"]}, r"gaps.targets: no benchmark 'nope' \(configured: toy\)"),
+        ({"thresholds": {"max_gp": 0.1}}, r"gaps.thresholds.max_gp: unknown setting"),
+        ({"intervals": {"replicates": 1}}, r"gaps.intervals.replicates: "),
+    ],
+)
+def test_gaps_section(section: dict[str, object], says: str) -> None:
+    """A target the gaps stage could not build is refused by ``curate validate`` too."""
+    from curation.params_model import validate_params
+
+    with pytest.raises(ConfigError, match=rf"^params.yaml: {says}"):
+        validate_params(_toy_with("gaps", section))
+
+
+def test_a_partial_gaps_section_keeps_the_other_defaults() -> None:
+    from curation.measure import GapsSettings, IntervalSettings, ThresholdSettings
+    from curation.params_model import validate_params
+
+    gaps = validate_params(
+        _toy_with("gaps", {"thresholds": {"ddm": 0.2}, "intervals": {"seed": 3}})
+    ).gaps
+    assert gaps.thresholds == ThresholdSettings(ddm=0.2)
+    assert gaps.thresholds.max_gap == ThresholdSettings().max_gap
+    assert gaps.intervals == IntervalSettings(seed=3)
+    assert gaps.model_dump(exclude={"thresholds", "intervals"}) == GapsSettings().model_dump(
+        exclude={"thresholds", "intervals"}
+    )
+    ok = validate_params(_toy_with("gaps", {"targets": ["uniform", "benchmark:toy"]}))
+    assert ok.gaps.target_benchmarks() == ["toy"]
+
+
 # ---- the whole file: schemas/params.schema.json ---------------------------------------------
 
 REPO = Path(__file__).resolve().parent.parent

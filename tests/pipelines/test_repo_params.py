@@ -18,9 +18,8 @@ def test_shipped_params_parse_for_every_stage():
     assert validated.panel is not None and len(validated.panel.models) >= 2
     assert validated.judge.resolved(validated.collect.backend).simulated
     from curation.subsets import subsets_config
-    from pipelines import gaps
 
     for name in names:
         subsets_config(params, name)
-    gaps._settings(params)
+    assert validated.gaps.targets == params["gaps"]["targets"]
     assert validated.mirt.pool(validated.benchmarks) == names
