@@ -94,9 +94,12 @@ class ParamsFile(Section):
     def _names_are_configured(self) -> Self:
         """Benchmark names in other sections must be keys of ``benchmarks``."""
         self.mirt.check_pool(self.benchmarks)
-        problem = self.gaps.unknown_benchmarks(self.benchmarks)
-        if problem is not None:
-            raise ValueError(f".gaps{problem}")
+        for section, problem in (
+            ("gaps", self.gaps.unknown_benchmarks(self.benchmarks)),
+            ("subsets", self.subsets.unknown_benchmarks(self.benchmarks)),
+        ):
+            if problem is not None:
+                raise ValueError(f".{section}{problem}")
         return self
 
     def benchmark(self, name: str, *, params_file: str = "params.yaml") -> BenchmarkSettings:
