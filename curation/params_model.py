@@ -123,13 +123,6 @@ def read_params(path: str | Path = "params.yaml") -> ParamsFile:
     return validate_params(load_params(path), params_file=str(path))
 
 
-def legacy_mapping(params: ParamsFile) -> dict[str, Any]:
-    """The keys the file set, as a plain mapping, for the parsers not yet reading
-    :class:`ParamsFile` directly (transitional: removed once every section is read from
-    the model)."""
-    return params.model_dump(exclude_unset=True)
-
-
 def _drop_nulls(value: Any) -> Any:
     """An explicit ``key: null`` means "the default" in params.yaml, as the parsers read it."""
     if isinstance(value, dict):
