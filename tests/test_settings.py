@@ -186,6 +186,39 @@ def test_a_partial_gaps_section_keeps_the_other_defaults() -> None:
     assert ok.gaps.target_benchmarks() == ["toy"]
 
 
+def test_build_section_resolves_per_benchmark() -> None:
+    """What the build stage reads per benchmark, from the validated ``build:`` section."""
+    from curation.params_model import validate_params
+    from curation.paths import DIST_ROOT, REVIEW_DECISIONS
+
+    default = validate_params(_toy_with("build", {})).build
+    assert default.version_for("toy") == "auto" and default.dist == DIST_ROOT
+    assert default.accepted_path("toy") == Path("data/review/accepted/toy.parquet")
+    assert default.decisions == REVIEW_DECISIONS and default.repo_id_for("toy") is None
+    assert default.card.pretty_name_for("toy") is None
+    assert default.card.task_categories_for("math") is None
+    build = validate_params(
+        _toy_with(
+            "build",
+            {
+                "version": {"toy": "2.0.0"},
+                "repo_id": "org/{benchmark}-x",
+                "accepted": "acc/{benchmark}.parquet",
+                "card": {"pretty_name": {"toy": "Toy"}, "task_categories": {"math": ["qa"]}},
+            },
+        )
+    ).build
+    assert build.version_for("toy") == "2.0.0" and build.version_for("other") == "auto"
+    assert build.repo_id_for("toy") == "org/toy-x"
+    assert build.accepted_path("toy") == Path("acc/toy.parquet")
+    assert build.card.pretty_name_for("toy") == "Toy" and build.card.pretty_name_for("b") is None
+    assert build.card.task_categories_for("math") == ("qa",)
+    assert build.card.task_categories_for("code") is None
+    for bad, key in (({"version": "1.0"}, "version"), ({"max_shard_rows": 0}, "max_shard_rows")):
+        with pytest.raises(ConfigError, match=rf"params.yaml: build.{key}"):
+            validate_params(_toy_with("build", bad))
+
+
 # ---- the whole file: schemas/params.schema.json ---------------------------------------------
 
 REPO = Path(__file__).resolve().parent.parent
