@@ -94,6 +94,12 @@ class ParamsFile(Section):
     def _names_are_configured(self) -> Self:
         """Benchmark names in other sections must be keys of ``benchmarks``."""
         self.mirt.check_pool(self.benchmarks)
+        for section, problem in (
+            ("gaps", self.gaps.unknown_benchmarks(self.benchmarks)),
+            ("subsets", self.subsets.unknown_benchmarks(self.benchmarks)),
+        ):
+            if problem is not None:
+                raise ValueError(f".{section}{problem}")
         return self
 
     def benchmark(self, name: str, *, params_file: str = "params.yaml") -> BenchmarkSettings:
@@ -115,13 +121,6 @@ def validate_params(params: Any, *, params_file: str = "params.yaml") -> ParamsF
 def read_params(path: str | Path = "params.yaml") -> ParamsFile:
     """Read and validate a params file: the one object every stage takes its settings from."""
     return validate_params(load_params(path), params_file=str(path))
-
-
-def legacy_mapping(params: ParamsFile) -> dict[str, Any]:
-    """The keys the file set, as a plain mapping, for the parsers not yet reading
-    :class:`ParamsFile` directly (transitional: removed once every section is read from
-    the model)."""
-    return params.model_dump(exclude_unset=True)
 
 
 def _drop_nulls(value: Any) -> Any:

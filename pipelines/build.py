@@ -16,19 +16,15 @@ import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as
 # isort: split
 import json
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
-from curation.errors import ConfigError, InputError
+from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
 from curation.items import write_skipped_metrics
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
-    DIST_ROOT,
-    REVIEW_ACCEPTED_TEMPLATE,
-    REVIEW_DECISIONS,
     build_metrics_path,
     build_record_path,
     calibration_path,
@@ -38,47 +34,18 @@ from curation.paths import (
     subset_path,
     subsets_metrics_path,
 )
-from curation.plots._style import plot_settings
-from curation.publish import BuildInputs, CardOptions, SubsetInput, build_dataset
+from curation.publish import BuildInputs, BuildSettings, CardOptions, SubsetInput, build_dataset
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
-from curation.subsets import read_difficulty, subsets_config
-
-DEFAULT_ACCEPTED = REVIEW_ACCEPTED_TEMPLATE
-DEFAULT_DECISIONS = str(REVIEW_DECISIONS)
+from curation.subsets import read_difficulty
 
 
-def _settings(params: dict[str, Any], params_file: str) -> dict[str, Any]:
-    settings = params.get("build") or {}
-    if not isinstance(settings, dict):
-        raise ConfigError(f"{params_file}: build: expected a mapping")
-    return settings
-
-
-def requested_version(settings: dict[str, Any], benchmark: str) -> str:
-    """``build.version``: "auto", "X.Y.Z", or a mapping benchmark -> either."""
-    raw = settings.get("version", "auto")
-    if isinstance(raw, dict):
-        raw = raw.get(benchmark, "auto")
-    return str(raw)
-
-
-def accepted_path(settings: dict[str, Any], benchmark: str) -> Path:
-    return Path(str(settings.get("accepted") or DEFAULT_ACCEPTED).format(benchmark=benchmark))
-
-
-def dist_root(settings: dict[str, Any]) -> Path:
-    return Path(str(settings.get("dist") or DIST_ROOT))
-
-
-def _repo_id(settings: dict[str, Any], benchmark: str) -> str | None:
+def _repo_id(settings: BuildSettings, benchmark: str) -> str | None:
     """``build.repo_id`` ("org/{benchmark}" template or a mapping benchmark -> repo id),
     else the repository the last ``curate publish --repo-id`` recorded in releases/."""
-    raw = settings.get("repo_id")
-    if isinstance(raw, dict):
-        raw = raw.get(benchmark)
-    if raw:
-        return str(raw).format(benchmark=benchmark)
+    configured = settings.repo_id_for(benchmark)
+    if configured:
+        return configured
     release = release_path(benchmark)
     if release.is_file():
         try:
@@ -89,16 +56,13 @@ def _repo_id(settings: dict[str, Any], benchmark: str) -> str | None:
     return None
 
 
-def _subset_inputs(
-    params: dict[str, Any], benchmark: str, *, params_file: str
-) -> tuple[list[SubsetInput], str | None]:
-    cfg = subsets_config(params, benchmark, params_file=params_file)
+def _subset_inputs(params: ParamsFile, benchmark: str) -> tuple[list[SubsetInput], str | None]:
     metrics_file = require_output(
         subsets_metrics_path(benchmark), produced_by=f"subsets@{benchmark}"
     )
     metrics = read_json(metrics_file, produced_by=f"subsets@{benchmark}")
     out = []
-    for name, _spec, _m in cfg.names():
+    for name, _spec, _m in params.subsets.names_for(benchmark):
         if name in metrics.get("skipped", {}):
             continue
         frame = read_table(subset_path(benchmark, name), produced_by=f"subsets@{benchmark}").sort(
@@ -131,26 +95,22 @@ def _read_accepted(path: Path) -> pl.DataFrame:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
     spec = params.benchmark(benchmark, params_file=params_file)
-    settings = _settings(raw, params_file)
+    settings = params.build
     if not spec.items.texts:
-        (dist_root(settings) / benchmark).mkdir(parents=True, exist_ok=True)
+        (settings.dist / benchmark).mkdir(parents=True, exist_ok=True)
         write_skipped_metrics("build", benchmark, build_metrics_path(benchmark))
         return f"{benchmark}: skipped (no item texts)"
     items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
-    accepted_file = accepted_path(settings, benchmark)
+    accepted_file = settings.accepted_path(benchmark)
     accepted = _read_accepted(accepted_file) if accepted_file.is_file() else None
-    decisions = Path(str(settings.get("decisions") or DEFAULT_DECISIONS))
+    decisions = settings.decisions
     subsets: list[SubsetInput] = []
     reference = None
-    if settings.get("subsets", True):
-        subsets, reference = _subset_inputs(raw, benchmark, params_file=params_file)
-    card = settings.get("card") or {}
-    tasks = card.get("task_categories")
-    if isinstance(tasks, dict):
-        tasks = tasks.get(spec.domain)
+    if settings.subsets:
+        subsets, reference = _subset_inputs(params, benchmark)
+    card = settings.card
     inputs = BuildInputs(
         benchmark=benchmark,
         domain=spec.domain,
@@ -166,24 +126,22 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         subsets=subsets,
         reference=reference,
         card=CardOptions(
-            pretty_name=(card.get("pretty_name") or {}).get(benchmark)
-            if isinstance(card.get("pretty_name"), dict)
-            else card.get("pretty_name"),
-            language=tuple(card.get("language") or ()),
-            tags=tuple(card.get("tags") or ()),
-            task_categories=tuple(tasks) if tasks else None,
+            pretty_name=card.pretty_name_for(benchmark),
+            language=tuple(card.language),
+            tags=tuple(card.tags),
+            task_categories=card.task_categories_for(spec.domain),
             repo_id=_repo_id(settings, benchmark),
             citation=spec.citation,
             source_datasets=tuple(spec.source_datasets or ()),
         ),
-        figure_formats=tuple(plot_settings(raw, where=params_file).format),
+        figure_formats=tuple(params.plots.format),
     )
     result = build_dataset(
         inputs,
-        dist_root=dist_root(settings),
-        version=requested_version(settings, benchmark),
-        initial_version=str(settings.get("initial_version", "1.0.0")),
-        max_shard_rows=int(settings.get("max_shard_rows", 100_000)),
+        dist_root=settings.dist,
+        version=settings.version_for(benchmark),
+        initial_version=settings.initial_version,
+        max_shard_rows=settings.max_shard_rows,
         release_file=release_path(benchmark),
     )
     metrics = result.metrics()

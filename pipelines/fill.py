@@ -45,7 +45,7 @@ from curation.paths import (
     items_path,
     memory_path,
 )
-from curation.plots._style import new_figure, save_figure
+from curation.plots import new_figure, save_figure
 from curation.plots.fill import plot_fill
 from curation.schemas import empty_frame, validate_records
 from curation.stage_main import stage_main

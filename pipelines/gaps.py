@@ -20,16 +20,18 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from curation.errors import ConfigError, InputError
+from curation.errors import InputError
 from curation.io.atomic import atomic_path, write_json, write_text
 from curation.io.tables import read_table
 from curation.irt import Calibration
 from curation.measure import (
+    BENCHMARK_PREFIX,
     FittedBenchmark,
-    IntervalSettings,
+    GapsSettings,
     MetricIntervals,
     PanelLinking,
     Sample,
+    Target,
     link_panels,
     measure_benchmark,
     parse_target,
@@ -37,7 +39,7 @@ from curation.measure import (
     render_gaps_report,
     summarize_posterior,
 )
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     GAPS_ECDF_DATA,
     GAPS_METRICS,
@@ -49,53 +51,23 @@ from curation.paths import (
     gaps_plot_path,
     responses_path,
 )
-from curation.plots._style import plot_settings
 from curation.plots.measure import plot_ecdf, plot_gap_strip
 from curation.schemas import validate_records
-from curation.settings import parse_section
 from curation.stage_main import stage_main
 
-DEFAULTS: dict[str, Any] = {
-    "targets": ["uniform"],
-    "lipschitz": 1.0,
-    "blind_width": 0.10,
-    "k_gaps": 5,
-    "n_pairs": 5,
-    "level": 0.9,
-    "thresholds": {"ddm": 0.10, "max_gap": 0.10, "top_5_sum": 0.30},
-    "intervals": {"method": "bootstrap", "replicates": 200, "seed": 0},
-    "resolution_floor": True,
-}
 GRID = np.linspace(0.0, 1.0, 501)
 
 
-def _settings(params: dict[str, Any]) -> dict[str, Any]:
-    section = {**DEFAULTS, **(params.get("gaps") or {})}
-    unknown = sorted(set(section) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"params.yaml: gaps: unknown setting(s) {unknown}; valid: {sorted(DEFAULTS)}"
-        )
-    iv = parse_section(IntervalSettings, section["intervals"], where="params.yaml: gaps.intervals")
-    if not isinstance(section["resolution_floor"], bool):
-        raise ConfigError("params.yaml: gaps.resolution_floor: expected true or false")
-    return {**section, "intervals": iv}
-
-
-def _targets(specs: list[Any], z_by_benchmark: dict[str, np.ndarray]) -> list[Any]:
-    """Parse targets; ``benchmark:<name>`` is another benchmark's z as a sample target."""
-    out: list[Any] = []
-    for spec in specs:
-        if isinstance(spec, str) and spec.startswith("benchmark:"):
-            other = spec.split(":", 1)[1]
-            if other not in z_by_benchmark:
-                raise ConfigError(f"params.yaml: gaps.targets: no benchmark {other!r}")
+def _targets(settings: GapsSettings, z_by_benchmark: dict[str, np.ndarray]) -> list[Target]:
+    """The configured targets (checked by :class:`GapsSettings` and ``ParamsFile``);
+    ``benchmark:<name>`` is another benchmark's z as a sample target."""
+    out: list[Target] = []
+    for spec in settings.targets:
+        if isinstance(spec, str) and spec.startswith(BENCHMARK_PREFIX):
+            other = spec.removeprefix(BENCHMARK_PREFIX)
             out.append(Sample(tuple(z_by_benchmark[other]), name=other))
-            continue
-        try:
+        else:
             out.append(parse_target(spec))
-        except ValueError as exc:
-            raise ConfigError(f"params.yaml: gaps.targets: {exc}") from None
     return out
 
 
@@ -124,11 +96,11 @@ def _z_draws(benchmark: str, items: list[str]) -> tuple[np.ndarray | None, str |
 
 
 def _intervals(
-    cfg: dict[str, Any], benchmark: str, fitted: FittedBenchmark, target: Any
+    settings: GapsSettings, benchmark: str, fitted: FittedBenchmark, target: Target
 ) -> MetricIntervals | None:
     """The configured intervals: bootstrap of a MAP fit, else the annotate stage's draws."""
-    iv: IntervalSettings = cfg["intervals"]
-    level = float(cfg["level"])
+    iv = settings.intervals
+    level = settings.level
     if iv.method == "none":
         return None
     if iv.method == "bootstrap" and fitted.method == "map":
@@ -177,14 +149,13 @@ def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
 
 
 def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    cfg = _settings(raw)
+    cfg = params.gaps
     names = list(params.benchmarks)
     tables = {b: read_table(difficulty_path(b), produced_by=f"annotate@{b}") for b in names}
     z_by = {b: t["z"].to_numpy() for b, t in tables.items()}
-    targets = _targets(list(cfg["targets"]), z_by)
-    th = cfg["thresholds"]
-    fmt = plot_settings(raw, where=params_file).format
+    targets = _targets(cfg, z_by)
+    th = cfg.thresholds
+    fmt = params.plots.format
     measures = []
     fitted = {
         b: FittedBenchmark.load(
@@ -202,23 +173,21 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
             name=b,
             targets=targets,
             model_scores=_model_scores(b),
-            lipschitz=float(cfg["lipschitz"]),
-            width=float(cfg["blind_width"]),
+            lipschitz=cfg.lipschitz,
+            width=cfg.blind_width,
             intervals=_intervals(cfg, b, fitted[b], targets[0]),
             resolution=fitted[b].resolution(),
-            resolution_floor=bool(cfg["resolution_floor"]),
-            level=float(cfg["level"]),
-            k_gaps=int(cfg["k_gaps"]),
-            n_pairs=int(cfg["n_pairs"]),
-            ddm_threshold=float(th["ddm"]),
-            max_gap_threshold=float(th["max_gap"]),
-            top5_threshold=float(th["top_5_sum"]),
+            resolution_floor=cfg.resolution_floor,
+            level=cfg.level,
+            k_gaps=cfg.k_gaps,
+            n_pairs=cfg.n_pairs,
+            ddm_threshold=th.ddm,
+            max_gap_threshold=th.max_gap,
+            top5_threshold=th.top_5_sum,
         )
         measures.append(replace(m, linkings=_linkings(b, fitted, tables)))
         plot_ecdf(z_by[b], gaps_plot_path(b, "ecdf"), target=targets[0], name=b, formats=fmt)
-        plot_gap_strip(
-            z_by[b], gaps_plot_path(b, "strip"), k=int(cfg["k_gaps"]), name=b, formats=fmt
-        )
+        plot_gap_strip(z_by[b], gaps_plot_path(b, "strip"), k=cfg.k_gaps, name=b, formats=fmt)
 
     metrics = {m.name: m.to_metrics() for m in measures}
     validate_records(list(metrics.values()), "gaps_metrics", file=str(GAPS_METRICS))

@@ -18,7 +18,7 @@ from typing import Any
 
 from curation.io.atomic import write_json
 from curation.io.tables import require_output
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     GAPS_METRICS,
     fill_metrics_path,
@@ -83,13 +83,12 @@ def headline(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
     metrics = headline(
         benchmark,
         _read(GAPS_METRICS, "gaps"),
         _read(fill_metrics_path(benchmark), f"fill@{benchmark}"),
         _read(subsets_metrics_path(benchmark), f"subsets@{benchmark}"),
-        primary=str(((raw.get("gaps") or {}).get("targets") or ["uniform"])[0]),
+        primary=str(params.gaps.targets[0]),
     )
     out = headline_metrics_path(benchmark)
     validate_records([metrics], "headline_metrics", file=str(out))

@@ -18,7 +18,7 @@ import numpy as np
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_table, write_table
-from curation.params_model import ParamsFile, legacy_mapping
+from curation.params_model import ParamsFile
 from curation.paths import (
     difficulty_path,
     responses_path,
@@ -33,13 +33,11 @@ from curation.subsets import (
     RankAgreement,
     ReferenceRanking,
     SubsetReport,
-    SubsetsConfig,
     evaluate_subset,
     match_quantiles,
     measured_z,
     model_scores,
     rank_agreement,
-    subsets_config,
 )
 
 
@@ -49,10 +47,10 @@ def _scores_of(benchmark: str) -> dict[str, float]:
 
 
 def reference_ranking(
-    params: ParamsFile, benchmark: str, cfg: SubsetsConfig, *, params_file: str
+    params: ParamsFile, benchmark: str, *, params_file: str
 ) -> tuple[ReferenceRanking | None, str | None]:
     """The configured reference ranking, or (None, why not)."""
-    ref = cfg.reference
+    ref = params.subsets.reference_for(benchmark)
     if ref.kind == "none":
         return None, "reference: none (configured)"
     if ref.kind == "models":
@@ -68,20 +66,14 @@ def reference_ranking(
         ]
         if not others:
             return None, f"no other benchmark in domain {domain!r} to rank models against"
-    else:
-        known = set(params.benchmarks)
-        unknown = [b for b in ref.benchmarks if b not in known]
-        if unknown:
-            raise ConfigError(f"{params_file}: subsets.reference.benchmarks: unknown {unknown}")
+    else:  # benchmarks: configured ones (ParamsFile checks)
         others = [b for b in ref.benchmarks if b != benchmark]
         if not others:
             return None, "reference benchmarks list only this benchmark"
     return ReferenceRanking.mean_rank({b: _scores_of(b) for b in others}), None
 
 
-def _check_sizes(
-    params: dict[str, Any], benchmark: str, cfg: SubsetsConfig, *, n_items: int, params_file: str
-) -> None:
+def _check_sizes(params: ParamsFile, benchmark: str, *, n_items: int, params_file: str) -> None:
     """A size set for this benchmark above its item count is an error.
 
     (A shared ``subsets.sizes`` list may hold sizes only the larger benchmarks reach: those
@@ -89,9 +81,8 @@ def _check_sizes(
     benchmark, e.g. a 24-item slice tried with a real panel, which then has no subsets
     instead of failing `dvc repro`.)
     """
-    too_big = [m for m in cfg.sizes if m > n_items]
-    override = ((params.get("subsets") or {}).get("benchmarks") or {}).get(benchmark) or {}
-    if too_big and "sizes" in override:
+    too_big = [m for m in params.subsets.sizes_for(benchmark) if m > n_items]
+    if too_big and params.subsets.sizes_set_for(benchmark):
         raise ConfigError(
             f"{params_file}: subsets.benchmarks.{benchmark}.sizes: subset size {too_big[0]} "
             f"exceeds the {n_items} items of {benchmark} with a difficulty z; use sizes of at "
@@ -100,15 +91,13 @@ def _check_sizes(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
-    raw = legacy_mapping(params)
-    cfg = subsets_config(raw, benchmark, params_file=params_file)
     items, z, n_unmeasured = measured_z(benchmark)
     if not items:
         raise InputError("no item has a difficulty z", file=str(difficulty_path(benchmark)))
-    _check_sizes(raw, benchmark, cfg, n_items=len(items), params_file=params_file)
+    _check_sizes(params, benchmark, n_items=len(items), params_file=params_file)
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
     full_scores = model_scores(responses)
-    reference, why_not = reference_ranking(params, benchmark, cfg, params_file=params_file)
+    reference, why_not = reference_ranking(params, benchmark, params_file=params_file)
 
     full_cov = Coverage.of(z, "uniform")
     full_tau = (
@@ -137,7 +126,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
     written: list[str] = []
     lines: list[str] = []
-    for name, spec, m in cfg.names():
+    for name, spec, m in params.subsets.names_for(benchmark):
         if m > len(items):
             metrics["skipped"][name] = f"m={m} exceeds the {len(items)} items with a z"
             continue

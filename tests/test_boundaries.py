@@ -24,21 +24,7 @@ from curation.stage_code import lazy_exports_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_PLOTS_STYLE = (
-    "temporary: the params rewrite gives plots' settings and figure helpers a public home "
-    "in curation.plots; remove this entry with the import"
-)
-ALLOWED: Mapping[tuple[str, str], str] = {
-    ("pipelines.build", "curation.plots._style"): _PLOTS_STYLE,
-    ("pipelines.fill", "curation.plots._style"): _PLOTS_STYLE,
-    ("pipelines.gaps", "curation.plots._style"): _PLOTS_STYLE,
-    ("curation.publish._build", "curation.plots._style"): _PLOTS_STYLE
-    + " (DEFAULT_FORMATS, the default of the plot formats setting)",
-    ("curation.subsets._config", "curation.measure._targets"): (
-        "temporary: the params rewrite replaces this parser; `Target` is public as "
-        "curation.measure.Target. Remove this entry with the import"
-    ),
-}
+ALLOWED: Mapping[tuple[str, str], str] = {}
 """(importer, private module) -> why it is allowed for now. Every entry must still be needed."""
 
 

@@ -150,6 +150,75 @@ def test_mirt_pool_is_checked_against_the_benchmarks(pool: list[str], says: str)
         validate_params(_toy_with("mirt", {"benchmarks": pool}))
 
 
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        ({"targets": ["gaussian"]}, r"gaps.targets\[0\]: unknown target 'gaussian'"),
+        ({"targets": ["uniform", {"kind": "beta", "a": 0, "b": 2}]}, r"gaps.targets\[1\]: Beta.a"),
+        ({"targets": ["benchmark:"]}, r"gaps.targets\[0\]: name the benchmark"),
+        ({"targets": ["benchmark:nope"]}, r"gaps.targets: no benchmark 'nope' \(configured: toy\)"),
+        ({"thresholds": {"max_gp": 0.1}}, r"gaps.thresholds.max_gp: unknown setting"),
+        ({"intervals": {"replicates": 1}}, r"gaps.intervals.replicates: "),
+    ],
+)
+def test_gaps_section(section: dict[str, object], says: str) -> None:
+    """A target the gaps stage could not build is refused by ``curate validate`` too."""
+    from curation.params_model import validate_params
+
+    with pytest.raises(ConfigError, match=rf"^params.yaml: {says}"):
+        validate_params(_toy_with("gaps", section))
+
+
+def test_a_partial_gaps_section_keeps_the_other_defaults() -> None:
+    from curation.measure import GapsSettings, IntervalSettings, ThresholdSettings
+    from curation.params_model import validate_params
+
+    gaps = validate_params(
+        _toy_with("gaps", {"thresholds": {"ddm": 0.2}, "intervals": {"seed": 3}})
+    ).gaps
+    assert gaps.thresholds == ThresholdSettings(ddm=0.2)
+    assert gaps.thresholds.max_gap == ThresholdSettings().max_gap
+    assert gaps.intervals == IntervalSettings(seed=3)
+    assert gaps.model_dump(exclude={"thresholds", "intervals"}) == GapsSettings().model_dump(
+        exclude={"thresholds", "intervals"}
+    )
+    ok = validate_params(_toy_with("gaps", {"targets": ["uniform", "benchmark:toy"]}))
+    assert ok.gaps.target_benchmarks() == ["toy"]
+
+
+def test_build_section_resolves_per_benchmark() -> None:
+    """What the build stage reads per benchmark, from the validated ``build:`` section."""
+    from curation.params_model import validate_params
+    from curation.paths import DIST_ROOT, REVIEW_DECISIONS
+
+    default = validate_params(_toy_with("build", {})).build
+    assert default.version_for("toy") == "auto" and default.dist == DIST_ROOT
+    assert default.accepted_path("toy") == Path("data/review/accepted/toy.parquet")
+    assert default.decisions == REVIEW_DECISIONS and default.repo_id_for("toy") is None
+    assert default.card.pretty_name_for("toy") is None
+    assert default.card.task_categories_for("math") is None
+    build = validate_params(
+        _toy_with(
+            "build",
+            {
+                "version": {"toy": "2.0.0"},
+                "repo_id": "org/{benchmark}-x",
+                "accepted": "acc/{benchmark}.parquet",
+                "card": {"pretty_name": {"toy": "Toy"}, "task_categories": {"math": ["qa"]}},
+            },
+        )
+    ).build
+    assert build.version_for("toy") == "2.0.0" and build.version_for("other") == "auto"
+    assert build.repo_id_for("toy") == "org/toy-x"
+    assert build.accepted_path("toy") == Path("acc/toy.parquet")
+    assert build.card.pretty_name_for("toy") == "Toy" and build.card.pretty_name_for("b") is None
+    assert build.card.task_categories_for("math") == ("qa",)
+    assert build.card.task_categories_for("code") is None
+    for bad, key in (({"version": "1.0"}, "version"), ({"max_shard_rows": 0}, "max_shard_rows")):
+        with pytest.raises(ConfigError, match=rf"params.yaml: build.{key}"):
+            validate_params(_toy_with("build", bad))
+
+
 # ---- the whole file: schemas/params.schema.json ---------------------------------------------
 
 REPO = Path(__file__).resolve().parent.parent

@@ -45,7 +45,12 @@ if TYPE_CHECKING:
     from curation.measure._progress import ProgressResult, StratumEffect, progress_test
     from curation.measure._report import render_gaps_html, render_gaps_report
     from curation.measure._resolution import Panel, Resolution, resolution_of_fit
-    from curation.measure._settings import GapsSettings, IntervalSettings, ThresholdSettings
+    from curation.measure._settings import (
+        BENCHMARK_PREFIX,
+        GapsSettings,
+        IntervalSettings,
+        ThresholdSettings,
+    )
     from curation.measure._summary import (
         BenchmarkMeasures,
         Flags,
@@ -68,6 +73,7 @@ if TYPE_CHECKING:
     from curation.measure._validate import as_unit_sample
 
 _EXPORTS = {
+    "BENCHMARK_PREFIX": "_settings",
     "GapsSettings": "_settings",
     "IntervalSettings": "_settings",
     "ThresholdSettings": "_settings",
@@ -127,6 +133,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BENCHMARK_PREFIX",
     "GapsSettings",
     "IntervalSettings",
     "ThresholdSettings",

@@ -6,6 +6,7 @@ composes the sections into ``ParamsFile``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -13,17 +14,24 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
+    field_validator,
 )
 
 from curation.settings import Section, TargetSpec, Unit, default_targets
+
+BENCHMARK_PREFIX = "benchmark:"
+"""A gaps target ``benchmark:<name>`` is another benchmark's z (a sample target)."""
 
 
 class ThresholdSettings(Section):
     """``gaps.thresholds``: when a benchmark is flagged (SPEC §2)."""
 
     ddm: Unit = 0.10
+    """A benchmark whose DDM to the primary target exceeds this is flagged."""
     max_gap: Unit = 0.10
+    """A benchmark whose widest gap (ends of [0, 1] included) exceeds this is flagged."""
     top_5_sum: Annotated[float, Field(ge=0, le=5)] = 0.30
+    """A benchmark whose five widest gaps together exceed this is flagged."""
 
 
 class IntervalSettings(Section):
@@ -36,6 +44,7 @@ class IntervalSettings(Section):
     replicates: Annotated[int, Field(ge=2)] = 200
     """Bootstrap replicates per benchmark (each is one refit of the whole matrix)."""
     seed: NonNegativeInt = 0
+    """Seed of the bootstrap's simulated responses."""
 
 
 class GapsSettings(Section):
@@ -44,12 +53,54 @@ class GapsSettings(Section):
     targets: list[TargetSpec] = Field(default_factory=default_targets, min_length=1)
     """The first is primary (flags, certificates); also "benchmark:<name>"."""
     lipschitz: PositiveFloat = 1.0
+    """L, the assumed Lipschitz constant in z of two models' score difference: a rank
+    certificate holds when the benchmark's gap between them exceeds L x DDM (SPEC §2)."""
     blind_width: Annotated[float, Field(gt=0, le=1)] = 0.10
+    """Width w of the progress whose blind intervals are reported (Theorem 2.3)."""
     k_gaps: PositiveInt = 5
+    """How many of the widest gaps are listed (report, strip plot)."""
     n_pairs: NonNegativeInt = 5
+    """Certificates for the leaderboard neighbours among the top ``n_pairs + 1`` models."""
     level: Annotated[float, Field(gt=0, lt=1)] = 0.9
     """Credible level of the intervals from the draws of z."""
     thresholds: ThresholdSettings = ThresholdSettings()
+    """When a benchmark is flagged; keys left out keep their defaults."""
     intervals: IntervalSettings = IntervalSettings()
+    """Where the intervals come from; keys left out keep their defaults."""
     resolution_floor: bool = True
     """Gaps no wider than one score step are not flagged; false treats z as continuous."""
+
+    @field_validator("targets")
+    @classmethod
+    def _targets_parse(cls, value: list[TargetSpec]) -> list[TargetSpec]:
+        """Each target is one the stage can build (``curation.measure.parse_target``, the
+        one reader of target specs), or ``benchmark:<name>``."""
+        from curation.measure._targets import parse_target
+
+        for i, spec in enumerate(value):
+            if isinstance(spec, str) and spec.startswith(BENCHMARK_PREFIX):
+                if not spec.removeprefix(BENCHMARK_PREFIX):
+                    raise ValueError(f"[{i}]: name the benchmark: benchmark:<name>")
+                continue
+            try:
+                parse_target(spec)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"[{i}]: {exc}") from None
+        return value
+
+    def target_benchmarks(self) -> list[str]:
+        """The benchmarks named by ``benchmark:<name>`` targets (their z is the target)."""
+        return [
+            spec.removeprefix(BENCHMARK_PREFIX)
+            for spec in self.targets
+            if isinstance(spec, str) and spec.startswith(BENCHMARK_PREFIX)
+        ]
+
+    def unknown_benchmarks(self, configured: Collection[str]) -> str | None:
+        """``.targets: why`` when a ``benchmark:<name>`` target names no configured
+        benchmark (ParamsFile runs this, so ``curate validate`` refuses what the stage
+        would)."""
+        missing = [b for b in self.target_benchmarks() if b not in configured]
+        if missing:
+            return f".targets: no benchmark {missing[0]!r} (configured: {', '.join(configured)})"
+        return None

@@ -15,7 +15,6 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from curation.measure._validate import as_unit_sample
 
@@ -36,6 +35,8 @@ class Beta:
 
     def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
         """Regularised incomplete beta I_x(a, b), with x clipped to [0, 1]."""
+        from scipy import special  # here: params validation parses targets without scipy
+
         cdf: NDArray[np.float64] = special.betainc(
             self.a, self.b, np.clip(np.asarray(x, dtype=np.float64), 0, 1)
         )

@@ -6,7 +6,7 @@ composes the sections into ``ParamsFile``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import (
     Field,
@@ -16,10 +16,14 @@ from pydantic import (
 from curation.settings import Section
 
 FigureFormat = Literal["png", "svg", "pdf"]
+"""A figure file format :func:`curation.plots.save_figure` writes."""
+FIGURE_FORMATS: tuple[FigureFormat, ...] = get_args(FigureFormat)
+DEFAULT_FORMATS: tuple[FigureFormat, ...] = ("png", "svg")
+"""``plots.format``'s default, and the formats a figure function writes unless told."""
 
 
 def _default_formats() -> list[FigureFormat]:
-    return ["png", "svg"]
+    return list(DEFAULT_FORMATS)
 
 
 class PlotSettings(Section):

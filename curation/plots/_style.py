@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,7 @@ from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from curation.io.atomic import atomic_path  # noqa: E402
-from curation.plots._settings import PlotSettings  # noqa: E402
-from curation.settings import parse_section  # noqa: E402
+from curation.plots._settings import DEFAULT_FORMATS, FIGURE_FORMATS  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common forms of
 # colour blindness and in greyscale print. Ordered so the first colours differ most.
@@ -52,8 +51,6 @@ NEUTRAL = "#3b3b3b"
 
 DPI = 300
 """Resolution of every PNG (print quality); the SVG/PDF beside it are vector."""
-FORMATS = ("png", "svg", "pdf")
-DEFAULT_FORMATS: tuple[str, ...] = ("png", "svg")
 MIN_FONT = 6.0
 """Smallest font size (points) any label is allowed to shrink to."""
 ROW_INCHES = 0.16
@@ -74,12 +71,6 @@ _RC: Any = {  # matplotlib types rcParams keys as a Literal; this is a plain map
     "svg.hashsalt": "benchcurate",  # deterministic ids: the SVG changes only with the figure
     "svg.fonttype": "none",  # text stays text: editable, searchable, and fast to write
 }
-
-
-def plot_settings(params: Mapping[str, Any] | None, *, where: str = "params.yaml") -> PlotSettings:
-    """The ``plots`` section of ``params`` (defaults when absent)."""
-    raw = (params or {}).get("plots")
-    return parse_section(PlotSettings, raw, where=f"{where}: plots")
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 3.6):
@@ -222,9 +213,9 @@ def save_figure(
     ``path`` names the PNG (its suffix is replaced per format). File metadata carries no
     date, so an unchanged figure writes identical SVG/PDF bytes.
     """
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats if f not in FIGURE_FORMATS]
     if unknown:
-        raise ValueError(f"unknown figure format(s) {unknown}; known: {list(FORMATS)}")
+        raise ValueError(f"unknown figure format(s) {unknown}; known: {list(FIGURE_FORMATS)}")
     try:
         fig.draw_without_rendering()
         fit_titles(fig)

@@ -35,7 +35,7 @@ import polars as pl
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import writes_now
 from curation.io.tables import read_json
-from curation.plots._style import DEFAULT_FORMATS
+from curation.plots import DEFAULT_FORMATS
 from curation.plots.publish import (
     ecdf_panels,
     plot_ddm_gaps,

@@ -274,13 +274,14 @@ def create_app(
     def healthz() -> PlainTextResponse:
         return PlainTextResponse("ok")
 
-    def _filters(params: Any, sess: Session) -> tuple[dict[str, str], dict[str, Any]]:
-        """The queue's filter values (as shown) and the store's keyword arguments."""
+    def _filters(query: Any, sess: Session) -> tuple[dict[str, str], dict[str, Any]]:
+        """The queue's filter values (as shown) and the store's keyword arguments, from the
+        request's query string or form."""
         benchmarks = store.benchmarks()
         methods, rounds = store.methods_rounds()
 
         def get(k: str) -> str:
-            return str(params.get(k) or "").strip()
+            return str(query.get(k) or "").strip()
 
         shown = {
             "benchmark": get("benchmark") if get("benchmark") in benchmarks else "",

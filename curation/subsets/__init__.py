@@ -6,7 +6,9 @@
   between the model ranking on a set of items and a reference ranking.
 * :func:`evaluate_subset` → :class:`SubsetReport` — DDM, gaps and τ of a subset next to
   the full benchmark's.
-* :func:`subsets_config` — the ``subsets:`` section of params.yaml.
+* :class:`SubsetsSettings` — the ``subsets:`` section of params.yaml (per benchmark:
+  ``sizes_for``, ``targets_for`` → :class:`SubsetTarget`, ``reference_for`` →
+  :class:`ReferenceSettings`, ``names_for``).
 * :func:`read_difficulty`, :func:`measured_z` — the annotate stage's table, as read here.
 """
 
@@ -15,7 +17,6 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.subsets._config import ReferenceSpec, SubsetsConfig, TargetSpec, subsets_config
     from curation.subsets._inputs import measured_z, read_difficulty
     from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
     from curation.subsets._ranking import (
@@ -25,7 +26,12 @@ if TYPE_CHECKING:
         rank_agreement,
     )
     from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
-    from curation.subsets._settings import BenchmarkSubsetsSettings, SubsetsSettings
+    from curation.subsets._settings import (
+        BenchmarkSubsetsSettings,
+        ReferenceSettings,
+        SubsetsSettings,
+        SubsetTarget,
+    )
 
 _EXPORTS = {
     "BenchmarkSubsetsSettings": "_settings",
@@ -33,11 +39,10 @@ _EXPORTS = {
     "Coverage": "_report",
     "RankAgreement": "_ranking",
     "ReferenceRanking": "_ranking",
-    "ReferenceSpec": "_config",
+    "ReferenceSettings": "_settings",
     "Subset": "_match",
     "SubsetReport": "_report",
-    "SubsetsConfig": "_config",
-    "TargetSpec": "_config",
+    "SubsetTarget": "_settings",
     "evaluate_subset": "_report",
     "match_quantiles": "_match",
     "measured_z": "_inputs",
@@ -45,7 +50,6 @@ _EXPORTS = {
     "quantile_levels": "_match",
     "rank_agreement": "_ranking",
     "read_difficulty": "_inputs",
-    "subsets_config": "_config",
     "target_ppf": "_match",
 }
 
@@ -55,11 +59,10 @@ __all__ = [
     "Coverage",
     "RankAgreement",
     "ReferenceRanking",
-    "ReferenceSpec",
+    "ReferenceSettings",
     "Subset",
     "SubsetReport",
-    "SubsetsConfig",
-    "TargetSpec",
+    "SubsetTarget",
     "evaluate_subset",
     "match_quantiles",
     "measured_z",
@@ -67,7 +70,6 @@ __all__ = [
     "quantile_levels",
     "rank_agreement",
     "read_difficulty",
-    "subsets_config",
     "target_ppf",
 ]
 

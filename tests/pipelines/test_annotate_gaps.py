@@ -131,6 +131,33 @@ def test_gaps_with_laplace_draws_says_so(ran, tmp_path, monkeypatch):
     assert "Laplace draws" in report, "MAP intervals are not called posterior intervals"
 
 
+def test_a_partial_thresholds_section_validates_and_the_stage_runs(
+    ran, tmp_path, monkeypatch, capsys
+):
+    """Reproduced on main (issue 27): ``gaps: {thresholds: {ddm: 0.2}}`` passed `curate
+    validate` with "OK", then the gaps stage died with KeyError 'max_gap' (exit 3). Keys
+    left out of a nested section keep their defaults, in validate and in the stage alike."""
+    import shutil
+
+    root, _ = ran
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    monkeypatch.chdir(copy)
+    params = (copy / "params.yaml").read_text()
+    params = params.replace(
+        "gaps:\n", "gaps:\n  thresholds: {ddm: 0.2}\n  intervals: {method: none}\n"
+    )
+    (copy / "params.yaml").write_text(params)
+    capsys.readouterr()
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "params.yaml: OK"
+    assert run_stage(["gaps"]) == 0
+    report = (copy / "reports" / "gaps.md").read_text()
+    assert "(DDM ≥ 0.20, Max Gap ≥ 0.10 or Top-5 Sum ≥ 0.30)" in report
+    metrics = json.loads((copy / "metrics" / "gaps.json").read_text())["sim"]
+    assert metrics["flags"]["ddm"] is (metrics["ddm"]["uniform"] >= 0.2)
+
+
 def test_progress_test_detects_a_clearly_better_model(ran, capsys):
     root, truth = ran
     scores = (

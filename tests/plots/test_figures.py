@@ -17,12 +17,12 @@ from curation.errors import ConfigError
 from curation.irt import fit, simulate_responses
 from curation.irt.mirt import build_report, select_dimension, simulate_mirt
 from curation.measure import power_curve
+from curation.plots import DEFAULT_FORMATS, PlotSettings
 from curation.plots._style import (
     DPI,
     SavedFigure,
     clipped_artists,
     new_figure,
-    plot_settings,
     save_figure,
 )
 from curation.plots.check import plot_check_overview
@@ -40,6 +40,17 @@ from curation.responses._checks import check_matrix
 
 SIZES = {"small": 6, "large": 60}
 NAME = "a-benchmark-with-a-long-name"
+
+
+def _plots(section: object) -> PlotSettings:
+    """``plots:`` as the stages read it: the validated params file's section."""
+    from curation.params_model import validate_params
+    from tests.conftest import minimal_benchmark
+
+    raw: dict[str, object] = {"benchmarks": {"t": minimal_benchmark("t")}}
+    if section is not None:
+        raw["plots"] = section
+    return validate_params(raw).plots
 
 
 def _long_name(j: int) -> str:
@@ -159,14 +170,13 @@ def test_clipping_is_detected_and_formats_are_validated(tmp_path):
     assert [p.suffix for p in saved.files] == [".png", ".svg", ".pdf"]
     assert (tmp_path / "x.pdf").read_bytes()[:5] == b"%PDF-"
 
-    assert plot_settings({}).format == ["png", "svg"]
-    fmt = plot_settings({"plots": {"format": ["png", "svg", "pdf", "svg"]}}).format
-    assert fmt == ["png", "svg", "pdf"]
+    assert _plots(None).format == ["png", "svg"] == list(DEFAULT_FORMATS)
+    assert _plots({"format": ["png", "svg", "pdf", "svg"]}).format == ["png", "svg", "pdf"]
     with pytest.raises(ConfigError, match="plots.format: .*must include png"):
-        plot_settings({"plots": {"format": ["svg"]}})
+        _plots({"format": ["svg"]})
     with pytest.raises(ConfigError, match="plots.format: .*must include svg"):
-        plot_settings({"plots": {"format": ["png", "pdf"]}})
+        _plots({"format": ["png", "pdf"]})
     with pytest.raises(ConfigError, match="plots.format"):
-        plot_settings({"plots": {"format": ["png", "jpeg"]}})
+        _plots({"format": ["png", "jpeg"]})
     with pytest.raises(ConfigError, match="unknown setting"):
-        plot_settings({"plots": {"formats": ["png"]}})
+        _plots({"formats": ["png"]})

@@ -15,9 +15,10 @@ from curation.params import load_params
 from curation.schemas import conform, validate_frame
 from curation.subsets import (
     ReferenceRanking,
+    ReferenceSettings,
+    SubsetsSettings,
     model_scores,
     rank_agreement,
-    subsets_config,
 )
 from pipelines import subsets as stage
 from tests.conftest import params_of
@@ -60,37 +61,82 @@ def test_mean_rank_uses_shared_models_only():
     assert ref.label == "mean rank over a, b"
 
 
+def _subsets(section: dict[str, object], *benchmarks: str) -> SubsetsSettings:
+    """``subsets:`` as the stages read it: the validated params file's section."""
+    from curation.params_model import validate_params
+    from tests.conftest import minimal_benchmark
+
+    names = benchmarks or ("b",)
+    raw = {"benchmarks": {b: minimal_benchmark(b) for b in names}, "subsets": section}
+    return validate_params(raw).subsets
+
+
 def test_config_names_overrides_and_errors():
-    params = {
-        "subsets": {
-            "sizes": [10, 20],
-            "targets": [
-                "uniform",
-                "beta(2, 5)",
-                {"kind": "benchmark", "benchmark": "Other.B"},
-                {"name": "bins", "kind": "histogram", "edges": [0, 0.5, 1], "weights": [1, 3]},
-            ],
-            "benchmarks": {"small": {"sizes": [5]}},
-        }
+    section = {
+        "sizes": [10, 20],
+        "targets": [
+            "uniform",
+            "beta(2, 5)",
+            {"kind": "benchmark", "benchmark": "other-b"},
+            {"name": "bins", "kind": "histogram", "edges": [0, 0.5, 1], "weights": [1, 3]},
+        ],
+        "benchmarks": {"small": {"sizes": [5]}},
     }
-    cfg = subsets_config(params, "big")
-    assert [n for n, _, _ in cfg.names()][:4] == [
+    cfg = _subsets(section, "big", "small", "other-b")
+    assert [n for n, _, _ in cfg.names_for("big")][:4] == [
         "uniform-10",
         "uniform-20",
         "beta_2_5-10",
         "beta_2_5-20",
     ]
-    assert {t.name for t in cfg.targets} == {"uniform", "beta_2_5", "other_b", "bins"}
-    assert cfg.reference.kind == "domain"
-    assert subsets_config(params, "small").sizes == (5,)
+    assert {t.name for t in cfg.targets_for("big")} == {"uniform", "beta_2_5", "other-b", "bins"}
+    assert cfg.reference_for("big") == ReferenceSettings(kind="domain")
+    assert cfg.sizes_for("small") == (5,) and cfg.sizes_set_for("small")
+    assert cfg.sizes_for("big") == (10, 20) and not cfg.sizes_set_for("big")
+    assert _subsets({"sizes": [7, 3, 7]}).sizes_for("b") == (7, 3)
+    assert _subsets({"sizes": 4}).sizes_for("b") == (4,)
+    assert _subsets({}).sizes_for("b") == (50,)  # the default the stage always used
+    assert _subsets({"reference": "none"}).reference_for("b").kind == "none"
     with pytest.raises(ConfigError, match="sizes"):
-        subsets_config({"subsets": {"sizes": [0]}}, "b")
-    with pytest.raises(ConfigError, match=r"targets\[0\]"):
-        subsets_config({"subsets": {"targets": ["gaussian"]}}, "b")
+        _subsets({"sizes": [0]})
+    with pytest.raises(ConfigError, match=r"subsets.targets\[0\]: unknown target"):
+        _subsets({"targets": ["gaussian"]})
     with pytest.raises(ConfigError, match="names repeat"):
-        subsets_config({"subsets": {"targets": ["uniform", {"kind": "uniform"}]}}, "b")
+        _subsets({"targets": ["uniform", {"kind": "uniform"}]})
     with pytest.raises(ConfigError, match="reference.kind"):
-        subsets_config({"subsets": {"reference": {"kind": "oracle"}}}, "b")
+        _subsets({"reference": {"kind": "oracle"}})
+
+
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        ({"benchmarks": {"nope": {"sizes": [5]}}}, r"\.benchmarks\.nope: not a benchmark"),
+        (
+            {"targets": ["uniform", {"kind": "benchmark", "benchmark": "nope"}]},
+            r"\.targets\[1\]\.benchmark: 'nope' is not a benchmark",
+        ),
+        (
+            {"benchmarks": {"b": {"targets": [{"kind": "benchmark", "benchmark": "x"}]}}},
+            r"\.benchmarks\.b\.targets\[0\]\.benchmark: 'x' is not a benchmark",
+        ),
+        ({"reference": {"kind": "benchmarks", "benchmarks": ["nope"]}}, r"unknown \['nope'\]"),
+        ({"reference": {"kind": "benchmarks"}}, r"reference.benchmarks: list at least one"),
+        ({"reference": {"kind": "models", "models": ["a"]}}, r"reference.models: list the"),
+        ({"reference": {"kind": "domain", "models": ["a", "b"]}}, r"reference.models: only"),
+        ({"targets": [{"kind": "benchmark"}]}, r"needs `benchmark: NAME`"),
+        ({"targets": [{"name": "Bad Name", "kind": "uniform"}]}, r"must match"),
+        ({"targets": []}, r"\.targets: List should have at least 1"),
+        (
+            {"benchmarks": {"b": {"targets": ["gaussian"]}}},
+            r"benchmarks.b.targets\[0\]: unknown target",
+        ),
+    ],
+)
+def test_validate_refuses_what_the_stage_would(section: dict[str, object], says: str):
+    """Everything the stage used to find wrong in ``subsets:`` (or would trip over, such as
+    a target benchmark that is not configured) is a ``curate validate`` error."""
+    with pytest.raises(ConfigError, match=rf"^params.yaml: subsets.*{says}"):
+        _subsets(section)
 
 
 PARAMS = """\
