@@ -1,12 +1,17 @@
-"""Shared fixtures: a tiny project folder with one benchmark, built in a temp dir."""
+"""Shared fixtures: a tiny project folder with one benchmark, built in a temp dir; builds
+shared by every xdist worker of a run (`build_once`); the long tests first (`long` marker)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("DVC_NO_ANALYTICS", "1")
@@ -124,6 +129,82 @@ def toy_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_toy_project(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def copy_project(src: Path, dst: Path) -> Path:
+    """A private copy of a prebuilt project (``dst`` may exist, e.g. a test's ``tmp_path``)."""
+    shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return dst
+
+
+@pytest.fixture(scope="session")
+def annotated_toy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toy project after ingest, responses and annotate (in-process), built once per
+    test run. Shared: never change it, work on a `copy_project` of it."""
+
+    def build(root: Path) -> None:
+        from tests.stage_cli import run_stage
+
+        write_toy_project(root)
+        with contextlib.chdir(root):
+            for stage in (["ingest"], ["responses"], ["annotate"]):
+                assert run_stage(stage) == 0, stage
+
+    return build_once(shared_tmp(tmp_path_factory), "annotated-toy", build)
+
+
+# ---- builds shared by the workers of one run ------------------------------------------------
+
+
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every process of this test run shares: under pytest-xdist the run's temp
+    root (each worker's own base temp is a folder in it), else this process's base temp."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def build_once(shared: Path, name: str, build: Callable[[Path], None]) -> Path:
+    """``shared / name`` built by ``build(folder)`` once, whichever process asks first.
+
+    A session fixture runs once per xdist worker; a costly build shared through this runs
+    once per test run: the first worker builds under a file lock, the others wait on the
+    lock, then reuse the folder (read-only: tests work on copies). A build that raised
+    leaves no mark, so the next caller starts over from an empty folder (and fails the
+    same way, reported by its own tests)."""
+    folder, done = shared / name, shared / f"{name}.built"
+    with FileLock(shared / f"{name}.lock"):
+        if not done.is_file():
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            build(folder)
+            done.touch()
+    return folder
+
+
+# ---- the long tests first ------------------------------------------------------------------
+
+
+def long_seconds(item: pytest.Item) -> float:
+    """What ``@pytest.mark.long(seconds=...)`` says a test takes; 0 for the others."""
+    mark = item.get_closest_marker("long")
+    if mark is None:
+        return 0.0
+    if set(mark.kwargs) != {"seconds"} or mark.args:
+        raise pytest.UsageError(f"{item.nodeid}: write @pytest.mark.long(seconds=N)")
+    return float(mark.kwargs["seconds"])
+
+
+def long_first(items: Sequence[pytest.Item]) -> list[pytest.Item]:
+    """The long tests first, longest first; every other test after them in its collected
+    order. Deterministic (a stable sort of the collected order): every xdist worker must
+    collect the same list."""
+    return sorted(items, key=lambda item: -long_seconds(item))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own grouping by fixture parameter
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = long_first(items)
 
 
 def params_of(raw: object) -> object:

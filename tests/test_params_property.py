@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 from curation.errors import ConfigError
 from curation.params_model import ParamsFile, validate_params
-from tests.conftest import REPO, TOY_PARAMS, write_toy_project
+from tests.conftest import REPO, TOY_PARAMS, copy_project
 
 STAGE_SECTIONS = ("gaps", "subsets", "build", "plots")
 """The sections whose every stage runs here (the report side of the pipeline)."""
@@ -290,13 +290,14 @@ REFUSED: list[tuple[str, Key, Any]] = [
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The toy benchmark ingested, imported and fitted once; figures written empty."""
+def project(annotated_toy: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The toy benchmark ingested, imported and fitted (a copy of the run's shared build),
+    then gaps and subsets with these params; figures written empty."""
     import matplotlib.figure
 
     from tests.stage_cli import run_stage
 
-    root = write_toy_project(tmp_path_factory.mktemp("property"))
+    root = copy_project(annotated_toy, tmp_path_factory.mktemp("property"))
     (root / "params.yaml").write_text(yaml.safe_dump(BASE, sort_keys=False))
     fill = root / "metrics" / "fill" / "toy.json"
     fill.parent.mkdir(parents=True)
@@ -306,7 +307,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setattr(
             matplotlib.figure.Figure, "savefig", lambda self, f, **_: Path(f).write_bytes(b"")
         )
-        for stage in (["ingest"], ["responses"], ["annotate"], ["gaps"], ["subsets"]):
+        for stage in (["gaps"], ["subsets"]):
             assert run_stage(stage) == 0, stage
         yield root
 

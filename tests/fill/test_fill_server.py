@@ -179,6 +179,7 @@ def _journal_rounds(path: Path) -> list[str]:
     return [ln for ln in path.read_text().splitlines(keepends=True) if '"kind": "round"' in ln]
 
 
+@pytest.mark.long(seconds=60)
 def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
     # reference: an uninterrupted run (in-process) against its own server
     ref_dir, run_dir = tmp_path / "ref", tmp_path / "run"

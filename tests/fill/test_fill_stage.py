@@ -14,8 +14,7 @@ from curation.io.precision import round_floats, round_frame
 from curation.params import load_params
 from curation.schemas import validate_frame, validate_records
 from pipelines import fill
-from tests.conftest import params_of
-from tests.stage_cli import run_stage
+from tests.conftest import copy_project, params_of
 
 FILL = {"seed": 7, "insertions": 2, "rounds": 2, "parents": 2, "children": 2}
 CALIBRATE = {
@@ -26,10 +25,11 @@ CALIBRATE = {
 
 
 @pytest.fixture
-def project(toy_project):
-    for cmd in (["ingest"], ["responses"], ["annotate"]):
-        assert run_stage(cmd) == 0, cmd
-    return toy_project
+def project(annotated_toy, tmp_path, monkeypatch):
+    """A private copy of the annotated toy project, made the working directory."""
+    copy_project(annotated_toy, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 def _set_fill(root, **over):
@@ -46,6 +46,7 @@ def _outputs(root):
     return cands, metrics
 
 
+@pytest.mark.long(seconds=25)
 def test_offline_fill_writes_everything_and_resumes(project):
     params = _set_fill(project)
     text = fill.run(params_of(params), "toy")
@@ -137,6 +138,7 @@ def _without_tokens(value):
     return value
 
 
+@pytest.mark.long(seconds=25)
 def test_the_stage_s_direct_panel_draws_equal_the_call_path(project, tmp_path):
     """The stage draws the simulated panel directly; through the real call path (prompts,
     cache, grading of simulated text) every candidate, count and figure is the same."""

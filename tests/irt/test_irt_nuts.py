@@ -12,6 +12,7 @@ from curation.irt import fit, simulate_responses
 from tests.irt.conftest import aligned
 
 
+@pytest.mark.long(seconds=50)
 def test_nuts_90pct_intervals_cover_truth():
     df, truth = simulate_responses(n_models=12, n_items=300, n_trials=32, seed=21)
     res = fit(df, method="nuts", seed=3)

@@ -88,6 +88,7 @@ def test_validate_reads_the_matrix_as_ingest_does(project, capsys):
     assert f"lb: {N_ITEMS} item ids (matrix-only), {N_MODELS * N_ITEMS} responses" in out
 
 
+@pytest.mark.long(seconds=70)
 def test_text_free_stages_run_and_text_stages_skip(project, capsys):
     root, b_true = project
     assert run_stage(["ingest", "--benchmark", "lb"]) == 0

@@ -45,6 +45,7 @@ def _cells(path: Path) -> set[tuple]:
     return set(df.select("model", "item", "n_trials", "n_correct").iter_rows())
 
 
+@pytest.mark.long(seconds=40)
 def test_collection_with_30_percent_faults_is_complete_and_correct(
     tmp_path, monkeypatch, server_factory, llm_env
 ):

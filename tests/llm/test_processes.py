@@ -137,6 +137,7 @@ _collect(items, _params(panel(["weak", "strong"], trials=2, concurrency=8)), sys
 """
 
 
+@pytest.mark.long(seconds=20)
 def test_kill_9_of_the_parent_stops_the_workers_and_loses_only_calls_in_flight(
     tmp_path, server_factory
 ):

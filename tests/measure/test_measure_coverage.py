@@ -34,6 +34,7 @@ N_WORLDS = 250
 REPLICATES = 39
 
 
+@pytest.mark.long(seconds=80)
 @pytest.mark.parametrize("n_trials", [1, 8])
 def test_bootstrap_intervals_cover_the_true_metrics(n_trials: int) -> None:
     world = World(n_models=12, n_items=150, n_trials=n_trials)

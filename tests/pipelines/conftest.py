@@ -1,5 +1,6 @@
-"""One built DVC repo for the whole session: `dvc repro` of the toy project runs once,
-every test that needs a built pipeline works on its own copy."""
+"""One built DVC repo for the whole test run: `dvc repro` of the toy project runs once
+(not once per xdist worker: `build_once`), every test that needs a built pipeline works on
+its own copy."""
 
 from __future__ import annotations
 
@@ -7,16 +8,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import build_once, shared_tmp
 from tests.pipelines._dvc import BuiltRepo, copy_repo, dvc, run, write_dvc_project
+
+
+def _build(folder: Path) -> None:
+    root = write_dvc_project(folder / "repo")
+    first = dvc(root, "repro")
+    run(root, "git", "add", "-A")
+    run(root, "git", "commit", "-q", "-m", "baseline")
+    (folder / "first-repro.txt").write_text(first)
 
 
 @pytest.fixture(scope="session")
 def built_repo(tmp_path_factory: pytest.TempPathFactory) -> BuiltRepo:
-    root = write_dvc_project(tmp_path_factory.mktemp("built") / "repo")
-    first = dvc(root, "repro")
-    run(root, "git", "add", "-A")
-    run(root, "git", "commit", "-q", "-m", "baseline")
-    return BuiltRepo(root, first)
+    """The toy repo after one `dvc repro`, shared by every worker: read it, never change it."""
+    folder = build_once(shared_tmp(tmp_path_factory), "built-repo", _build)
+    return BuiltRepo(folder / "repo", (folder / "first-repro.txt").read_text())
 
 
 @pytest.fixture

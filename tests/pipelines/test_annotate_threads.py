@@ -63,6 +63,7 @@ def _annotate(root: Path, threads: str, coretype: str | None = None) -> dict[str
     return _digests(root)
 
 
+@pytest.mark.long(seconds=30)
 def test_annotate_outputs_identical_with_1_and_2_threads_and_another_cpu_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

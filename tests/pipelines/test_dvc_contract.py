@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 import yaml
 
 from tests.conftest import REPO
@@ -71,6 +72,7 @@ def _add_toy3(repo: Path, src: Path) -> None:
     assert (repo / "data/raw/toy3/items.jsonl").is_file()
 
 
+@pytest.mark.long(seconds=250)
 def test_import_and_benchmark_add_then_one_repro(repo: Path, tmp_path: Path):
     """Two edits a user makes before one `dvc repro` (one repro of the toy chain, not two,
     is what CI can afford): an lm-eval import into toy -- an input that survives repro --
@@ -132,6 +134,7 @@ def test_import_and_benchmark_add_then_one_repro(repo: Path, tmp_path: Path):
     assert "model 'org/new' was already in the matrix: its 6 cells are replaced" in proc.stdout
 
 
+@pytest.mark.long(seconds=30)
 def test_metrics_in_git_and_remote_round_trip(repo: Path, tmp_path: Path):
     shown = dvc(repo, "metrics", "show")
     assert "metrics/headline/toy.json" in shown and "max_gap" in shown
@@ -155,6 +158,7 @@ def _headline(row: dict) -> dict:
     return row["data"]["metrics"]["metrics/headline/toy.json"]["data"]
 
 
+@pytest.mark.long(seconds=55)
 def test_experiment_show_and_metrics_diff(repo: Path):
     """`dvc exp run -S` on a real param: `dvc exp show` has numbers for the workspace, the
     baseline and the experiment; applied to the workspace, `dvc metrics diff` prints what
@@ -216,6 +220,7 @@ def _versions(root: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.long(seconds=125)
 def test_versions_come_from_committed_releases(repo: Path, tmp_path: Path):
     """Released state in git: a review decision for toy bumps toy alone, and a fresh
     clone of the commit, built without any dist/ folder, reports the same versions."""

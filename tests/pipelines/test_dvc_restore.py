@@ -86,6 +86,7 @@ def _digests(root: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.long(seconds=45)
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_failed_repro_names_the_restore_command_and_it_restores(tmp_path: Path) -> None:
     root = write_toy_project(tmp_path / "repo")

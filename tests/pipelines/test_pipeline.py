@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.pipelines._dvc import PER_BENCHMARK, BuiltRepo, dvc, ran
 
 
+@pytest.mark.long(seconds=165)
 def test_repro_twice_then_change_one_mapping(built_repo: BuiltRepo, repo: Path):
     expected = {f"{s}@{b}" for s in (*PER_BENCHMARK, "headline") for b in ("toy", "toy2")} | {
         "code",

@@ -15,6 +15,8 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+import pytest
+
 from curation.stage_code import (
     code_entries,
     fingerprint,
@@ -76,6 +78,7 @@ def test_the_fingerprint_hashes_every_file_of_the_closure_and_the_schemas():
     assert "curation/fill/_search.py" not in listed  # annotate does not import BenchFill
 
 
+@pytest.mark.long(seconds=55)
 def test_an_edit_changes_exactly_the_fingerprints_of_the_stages_that_import_it(tmp_path):
     for name in ("pipelines", "curation", "schemas"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))

@@ -111,6 +111,7 @@ def _figures(
     }
 
 
+@pytest.mark.long(seconds=90)
 def test_every_figure_fits_its_canvas(case, tmp_path):
     """The clipping check runs after layout, before any file is written, so it is the same
     for every format: SVG only here (a 300 dpi PNG of every figure would double the time)."""

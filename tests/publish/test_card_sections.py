@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from fake_hub import FakeHub
 from huggingface_hub import DatasetCard
@@ -43,6 +44,7 @@ def test_card_reads_back_with_citation_sources_and_repo_id(project: Path):
     assert "0 simulated cells" in limits and "0 reviewed additions were offered" in limits
 
 
+@pytest.mark.long(seconds=30)
 def test_publish_records_the_repo_id_and_the_next_build_names_it(project: Path, hub: FakeHub):
     run_subsets_and_build(project)
     built = project / "dist/toy/toy-1.0.0"

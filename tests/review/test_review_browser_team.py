@@ -72,6 +72,7 @@ def _decide(page: Page, server: ReviewServer, cand: str, decision: str, comment:
     expect(page.locator(".flash-ok")).to_contain_text(f"{decision} on version 1")
 
 
+@pytest.mark.long(seconds=25)
 def test_two_reviewers_with_tokens_then_an_adjudicator(
     browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
