@@ -13,7 +13,7 @@ import difflib
 import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Final, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, WithJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -33,6 +33,33 @@ TargetSpec = str | dict[str, Any]
 FilePath = Annotated[Path, Field(strict=False), WithJsonSchema({"type": "string"})]
 """A file or folder named in params.yaml: YAML gives text, the code gets a ``Path``
 (the schema still says string: a path is written as text)."""
+
+
+TRANSPORT_MARK: Final = "x-transport"
+"""The JSON Schema keyword that marks a transport setting (:data:`Transport`)."""
+
+Transport: Any = Field(json_schema_extra={TRANSPORT_MARK: True})
+"""Marks a *transport* setting: ``timeout_s: Annotated[PositiveFloat, Transport] = 120.0``.
+
+A transport setting says how calls are made (timeouts, retries and their backoff,
+concurrency, worker processes, a progress display), never what they answer: it cannot
+change any output. Everything else is output-changing, including seeds, models,
+sampling settings, prompts, backends, the endpoint a model is asked at and the answer
+cache. DVC stages do not depend on transport keys: dvc.yaml lists a section that has
+one key by key, every other key (``scripts/stage_deps.py`` writes and checks the lists),
+and BenchFill's resume fingerprint leaves them out. The mark is in the JSON Schema too
+(``"x-transport": true``). When in doubt a setting is not transport: a missed rerun
+serves stale outputs, an extra one only costs time."""
+
+
+def transport_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` marked :data:`Transport`, in declaration order."""
+    return tuple(
+        name
+        for name, field in model.model_fields.items()
+        if isinstance(field.json_schema_extra, dict)
+        and field.json_schema_extra.get(TRANSPORT_MARK) is True
+    )
 
 
 def default_targets() -> list[TargetSpec]:

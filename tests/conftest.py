@@ -44,6 +44,8 @@ TOY_LONG = [
     ("strong", "q5", 2, 2),
 ]
 
+# Spells every key dvc.yaml lists (tests/pipelines make a DVC project of it, and DVC fails
+# a stage whose listed params key is missing: scripts/stage_deps.py checks it).
 TOY_PARAMS = """\
 benchmarks:
   toy:
@@ -82,8 +84,14 @@ collect:
   enabled: false
   backend: simulate
   seed: 0
+  simulation: {}
+  templates: {}
+  template_for: {}
+  sandbox: null
 llm:
   cache: .llm-cache/completions.sqlite
+  send_seed: true
+  stream_usage: true
 calibrate:
   adaptive: {max_trials: 8}
 fill:

@@ -29,7 +29,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from curation.calibrate import AdaptiveSettings, CalibrateSettings, WorldSettings
 from curation.errors import ConfigError
 from curation.llm import PanelModel, with_role_defaults
-from curation.settings import BackendName, Section, Unit, key_error
+from curation.settings import BackendName, Section, Unit, key_error, transport_fields
 
 REWRITER_DEFAULTS: dict[str, Any] = {
     "name": "rewriter",
@@ -276,14 +276,15 @@ class FillSettings(Section):
     def fingerprint_dict(
         self, calibrate: CalibrateSettings, *, backend: BackendName
     ) -> dict[str, Any]:
-        """Every setting that changes an output (the resume journal checks it).
+        """Every setting that changes an output (the resume journal checks it): the
+        rewriter's transport keys (:data:`curation.settings.Transport`) are left out.
 
         The calibration keys are in it under their old names (``backend`` resolved), so
         a file whose two seeds agree keeps the fingerprint (and the journal) it had when
         they were one key; a panel seed of its own is one more key, ``calibrate_seed``.
         """
         d = self.model_dump()
-        d["rewriter"] = self.rewriter.model_dump(exclude={"concurrency"})
+        d["rewriter"] = self.rewriter.model_dump(exclude=set(transport_fields(PanelModel)))
         d["prompts"] = {k: str(Path(v)) for k, v in self.prompts.items()}
         d.update(
             backend=backend,

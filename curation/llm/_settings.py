@@ -12,7 +12,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     Field,
@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from curation.settings import BackendName, Section, Unit
+from curation.settings import BackendName, Section, Transport, Unit
 
 BACKENDS: tuple[BackendName, ...] = get_args(BackendName)
 """Every ``backend:`` value (``collect``, ``fill``, ``judge``), in the schema's order."""
@@ -61,8 +61,9 @@ class PanelModel(Section):
     """System prompt, if any."""
     prompt_templates: dict[AnswerType, str] = Field(default_factory=dict)
     """Prompt template id per answer type (else ``collect.template_for``)."""
-    concurrency: PositiveInt | None = None
-    """Concurrent requests to this endpoint; null = ``llm.default_concurrency``."""
+    concurrency: Annotated[PositiveInt | None, Transport] = None
+    """Concurrent requests to this endpoint; null = ``llm.default_concurrency``
+    (transport: never changes an answer)."""
     top_p: Unit | None = None
     """Nucleus sampling parameter (null: the endpoint's default)."""
     stream: bool = False
@@ -178,8 +179,8 @@ class CollectSettings(Section):
     """simulate (offline, seeded; records say source=simulated) | openai (the endpoints)."""
     seed: NonNegativeInt = 0
     """Simulation draws; sent to endpoints as seed + sample index (``llm.send_seed``)."""
-    progress: bool = True
-    """Progress bar with rate and ETA (stderr)."""
+    progress: Annotated[bool, Transport] = True
+    """Progress bar with rate and ETA (stderr; transport: never changes an output)."""
     simulation: CollectSimulationSettings = CollectSimulationSettings()
     """The simulation backend's abilities and difficulties."""
     templates: dict[str, str] = dict(DEFAULT_TEMPLATES)
@@ -241,35 +242,40 @@ class CollectSettings(Section):
 class LLMSettings(Section):
     """params.yaml ``llm``: client, retries and cache of every model call.
 
+    Most keys are transport (:data:`curation.settings.Transport`): DVC stages depend on
+    ``cache``, ``send_seed`` and ``stream_usage`` only.
+
     Retries back off exponentially with jitter (:meth:`retry_delay`); a server's
     Retry-After is honoured up to ``max_retry_after_s``.
     """
 
-    timeout_s: PositiveFloat = 120.0
-    """Read timeout per request (between chunks when streaming), seconds."""
-    connect_timeout_s: PositiveFloat = 10.0
-    """Connect (and connection-pool) timeout, seconds."""
-    max_retries: NonNegativeInt = 6
+    timeout_s: Annotated[PositiveFloat, Transport] = 120.0
+    """Read timeout per request (between chunks when streaming), seconds (transport)."""
+    connect_timeout_s: Annotated[PositiveFloat, Transport] = 10.0
+    """Connect (and connection-pool) timeout, seconds (transport)."""
+    max_retries: Annotated[NonNegativeInt, Transport] = 6
     """Retries after the first attempt (7 attempts in all by default), on 429, 5xx,
-    timeouts, resets and malformed JSON."""
-    backoff_base_s: NonNegativeFloat = 0.5
-    """First backoff step, seconds; it doubles with each retry."""
-    backoff_max_s: NonNegativeFloat = 30.0
-    """Largest backoff step, seconds."""
-    max_retry_after_s: NonNegativeFloat = 120.0
-    """Longest Retry-After honoured, seconds; a longer one is cut to this."""
+    timeouts, resets and malformed JSON (transport)."""
+    backoff_base_s: Annotated[NonNegativeFloat, Transport] = 0.5
+    """First backoff step, seconds; it doubles with each retry (transport)."""
+    backoff_max_s: Annotated[NonNegativeFloat, Transport] = 30.0
+    """Largest backoff step, seconds (transport)."""
+    max_retry_after_s: Annotated[NonNegativeFloat, Transport] = 120.0
+    """Longest Retry-After honoured, seconds; a longer one is cut to this (transport)."""
     cache: str = ".llm-cache/completions.sqlite"
-    """The completion cache (SQLite/WAL): every answered call, kept across runs."""
+    """The completion cache (SQLite/WAL): every answered call, kept across runs (not
+    transport: another cache holds other answers, and the metrics count its hits)."""
     send_seed: bool = True
     """Send ``seed = collect.seed + sample index`` (reproducible draws where supported)."""
     stream_usage: bool = True
     """Ask for usage in streamed answers (``stream_options.include_usage``)."""
-    default_concurrency: PositiveInt = 8
-    """Concurrent requests to an endpoint whose models set no ``concurrency``."""
-    processes: PositiveInt = 1
+    default_concurrency: Annotated[PositiveInt, Transport] = 8
+    """Concurrent requests to an endpoint whose models set no ``concurrency`` (transport)."""
+    processes: Annotated[PositiveInt, Transport] = 1
     """Worker processes answering the calls (each with a share of every endpoint's
     concurrency, all writing to the one cache); > 1 lifts the one-core ceiling of the
-    SDK's per-request CPU (curation/llm/_processes.py)."""
+    SDK's per-request CPU (curation/llm/_processes.py; transport: the parent reads each
+    answer back from the cache by its call, whichever process answered it)."""
 
     @property
     def cache_path(self) -> Path:

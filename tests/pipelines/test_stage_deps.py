@@ -137,3 +137,76 @@ def test_closure_follows_lazy_exports_to_their_module_and_skips_type_checking_im
     }
     assert "curation/fill/_settings.py" in ingest  # params_model composes every section
     assert "curation/fill/_run.py" not in ingest  # reached only under TYPE_CHECKING
+
+
+def test_llm_and_collect_are_listed_key_by_key_without_their_transport_keys() -> None:
+    """The transport marks (curation.settings.Transport) decide what a stage depends on."""
+    from curation.llm import CollectSettings, LLMSettings, PanelModel
+    from curation.settings import transport_fields
+
+    assert set(transport_fields(LLMSettings)) == {
+        "timeout_s",
+        "connect_timeout_s",
+        "max_retries",
+        "backoff_base_s",
+        "backoff_max_s",
+        "max_retry_after_s",
+        "default_concurrency",
+        "processes",
+    }
+    assert transport_fields(CollectSettings) == ("progress",)
+    assert transport_fields(PanelModel) == ("concurrency",)
+    split = stage_deps_tool.split_sections()
+    assert split["llm"] == ["llm.cache", "llm.send_seed", "llm.stream_usage"]
+    assert set(split) == {"llm", "collect"} and "collect.seed" in split["collect"]
+    assert stage_deps_tool.section_params("fill") == ["fill"]  # no transport key of its own
+    listed = stage_deps_tool.stage_params()
+    for stage in ("responses", "fill", "judge"):
+        assert [k for k in listed[stage] if k.startswith("llm")] == split["llm"], stage
+    assert "collect.backend" in listed["judge"] and "collect.seed" not in listed["judge"]
+
+
+def test_a_whole_section_a_transport_key_or_a_short_list_is_reported_and_rewritten() -> None:
+    spec = stage_deps_tool.load_spec()
+    for stage, bad in (
+        ("fill", lambda ps: [*(p for p in ps if not p.startswith("llm.")), "llm"]),
+        ("judge", lambda ps: [*ps, "llm.timeout_s"]),
+        ("responses", lambda ps: [p for p in ps if p != "llm.send_seed"]),
+        ("judge", lambda ps: [*ps, "collect.seed"]),  # more than PARTIAL says it reads
+    ):
+        broken = copy.deepcopy(spec)
+        body = broken["stages"][stage]["do"]
+        body["params"] = bad(body["params"])
+        assert any(p.startswith(f"{stage}:") for p in stage_deps_tool.problems(broken)), stage
+    text = (REPO / "dvc.yaml").read_text(encoding="utf-8")
+    block = "".join(f"        - {k}\n" for k in stage_deps_tool.split_sections()["llm"])
+    assert text.count(block) == 3
+    whole = text.replace(block, "        - llm\n")
+    assert stage_deps_tool.rewrite(whole) == text  # --write lists the keys again
+
+
+def test_every_listed_params_key_is_spelt_in_the_bundled_and_the_toy_params() -> None:
+    """DVC fails a stage whose listed key is missing from params.yaml ("Parameters ... are
+    missing"): the bundled file and the toy project the DVC tests build both spell them."""
+    import yaml
+
+    from tests.conftest import TOY_PARAMS
+
+    spec = stage_deps_tool.load_spec()
+    toy = yaml.safe_load(TOY_PARAMS)
+    assert stage_deps_tool.missing_params(spec, toy) == []
+    bundled = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
+    assert stage_deps_tool.missing_params(spec, bundled) == []
+    del bundled["collect"]["templates"], bundled["llm"]["send_seed"]
+    assert stage_deps_tool.missing_params(spec, bundled) == [
+        "responses@{gsm8k,math-l5,crux}: params.yaml does not spell 'collect.templates' "
+        "(DVC fails the stage)",
+        "responses@{gsm8k,math-l5,crux}: params.yaml does not spell 'llm.send_seed' "
+        "(DVC fails the stage)",
+        "fill@{gsm8k,math-l5,crux}: params.yaml does not spell 'collect.templates' "
+        "(DVC fails the stage)",
+        "fill@{gsm8k,math-l5,crux}: params.yaml does not spell 'llm.send_seed' "
+        "(DVC fails the stage)",
+        "judge@{gsm8k,math-l5,crux}: params.yaml does not spell 'llm.send_seed' "
+        "(DVC fails the stage)",
+    ]
