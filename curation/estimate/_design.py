@@ -110,16 +110,14 @@ def _anchor(
     # distinct embeddings only: k-means cannot make more clusters than distinct points
     _, first, inverse = np.unique(embedding, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    if first.size <= m:  # every distinct item pattern is a cluster
-        picks = [int(np.flatnonzero(inverse == u)[rng.integers((inverse == u).sum())])
-                 for u in range(first.size)]  # fmt: skip
-        extra = rng.permutation(np.setdiff1d(np.arange(bank.n_items), picks))[: m - len(picks)]
-        chosen = picks + [int(i) for i in extra]
-        sizes = {u: int((inverse == u).sum()) for u in range(first.size)}
-        w = [0.0] * len(chosen)
-        for pos, i in enumerate(picks):
-            w[pos] = sizes[int(inverse[i])] / bank.n_items
-        return chosen, w
+    if first.size <= m:
+        # every distinct pattern is a cluster (one random member, weighted by its size);
+        # the rest of the m items are random extras of weight 0
+        groups = [np.flatnonzero(inverse == u) for u in range(first.size)]
+        picks = [int(g[rng.integers(g.size)]) for g in groups]
+        rest = rng.permutation(np.setdiff1d(np.arange(bank.n_items), picks))[: m - len(picks)]
+        weights = [g.size / bank.n_items for g in groups] + [0.0] * rest.size
+        return picks + [int(i) for i in rest], weights
     centres, labels = _kmeans(embedding, m, rng)
     chosen, weights = [], []
     for c in range(m):
@@ -130,27 +128,35 @@ def _anchor(
     return chosen, weights
 
 
+def _allocate(m: int, share: FloatArray, caps: np.ndarray) -> np.ndarray:
+    """m items over strata in proportion to ``share`` (largest remainders), each at
+    most its size ``caps``."""
+    quota = m * share / share.sum()
+    alloc: np.ndarray = np.minimum(np.floor(quota).astype(int), caps)
+    gap = quota - np.floor(quota)
+    while int(alloc.sum()) < m:  # the largest remainders first, then by share
+        room = alloc < caps
+        key = np.where(room, gap, -np.inf)
+        take = np.argsort(-key, kind="stable")[: min(m - int(alloc.sum()), int(room.sum()))]
+        alloc[take] += 1
+        gap = np.where(room, share, -np.inf)
+    return alloc
+
+
 def _stratified(
     bank: ItemBank, m: int, rng: np.random.Generator, strata: int | None
 ) -> tuple[list[int], list[float]]:
     n = bank.n_items
-    s = min(strata or m, m)
     order = np.lexsort((rng.random(n), bank.b))  # ties in b in random order
-    groups = np.array_split(order, s)
-    sizes = np.array([g.size for g in groups], dtype=np.float64)
-    quota = m * sizes / n
-    alloc = np.floor(quota).astype(int)
-    rest = m - int(alloc.sum())
-    if rest:
-        alloc[np.argsort(-(quota - alloc), kind="stable")[:rest]] += 1
+    groups = np.array_split(order, min(strata or m, m))
+    sizes = np.array([g.size for g in groups])
+    alloc = _allocate(m, sizes.astype(np.float64), sizes)
     chosen: list[int] = []
     weights: list[float] = []
-    for g, h in zip(groups, alloc, strict=True):
-        take = min(int(h), g.size)
-        if take == 0:
-            continue
-        chosen.extend(int(i) for i in rng.choice(g, size=take, replace=False))
-        weights.extend([g.size / (n * take)] * take)
+    for g, take in zip(groups, alloc, strict=True):
+        if take:
+            chosen.extend(int(i) for i in rng.choice(g, size=int(take), replace=False))
+            weights.extend([g.size / (n * int(take))] * int(take))
     return chosen, weights
 
 

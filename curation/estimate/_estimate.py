@@ -32,6 +32,7 @@ NORMAL_ABOVE = 100
 """Above this many unseen items their summed outcome is drawn from its normal
 approximation (exact mean and variance given theta) instead of one binomial per item."""
 _PRIOR_SD_MIN = 0.05
+_PREDICT_POINTS = 80
 _TAIL = 1e-12  # grid refinement keeps the range where the posterior exceeds this x its max
 
 
@@ -201,6 +202,28 @@ def theta_posterior(bank: ItemBank, obs: Observed, points: int) -> tuple[FloatAr
     return grid, _weights(_log_post(bank, obs, grid, mu, sd))
 
 
+def _quadrature(grid: FloatArray, w: FloatArray, coarse: FloatArray, p: FloatArray) -> FloatArray:
+    """E[p_i] under the posterior (``w`` on ``grid``) from p_i known on ``coarse``: each
+    fine point's weight goes to its two coarse neighbours, linearly."""
+    j = np.clip(np.searchsorted(coarse, grid, side="right") - 1, 0, coarse.size - 2)
+    frac = np.clip((grid - coarse[j]) / (coarse[j + 1] - coarse[j]), 0.0, 1.0)
+    wc = np.bincount(j, weights=w * (1 - frac), minlength=coarse.size)
+    wc += np.bincount(j + 1, weights=w * frac, minlength=coarse.size)
+    out: FloatArray = wc @ p
+    return out
+
+
+def _draw_theta(
+    grid: FloatArray, w: FloatArray, draws: int, rng: np.random.Generator
+) -> FloatArray:
+    """Draws from the grid posterior: a grid point by its weight, spread uniformly over
+    its cell (a piecewise-constant density)."""
+    g = rng.choice(grid.size, size=draws, p=w)
+    half = 0.5 * (grid[1] - grid[0]) if grid.size > 1 else 0.0
+    out: FloatArray = grid[g] + rng.uniform(-half, half, size=draws)
+    return out
+
+
 def _quantiles(grid: FloatArray, w: FloatArray, qs: Sequence[float]) -> list[float]:
     cdf = np.cumsum(w)
     return [float(np.interp(q, cdf, grid)) for q in qs]
@@ -239,16 +262,25 @@ def predict(
         else:
             unseen_trials = 1
     t = float(max(unseen_trials, 1))
-    p = expit(bank.a[u_idx] * (grid[:, None] - bank.b[u_idx]))  # grid x unseen
-    p_mean = w @ p
-    g = rng.choice(grid.size, size=draws, p=w)
+    a_u, b_u = bank.a[u_idx], bank.b[u_idx]
+    # the unseen items' predictions on every `stride`-th grid point: smooth in theta, so
+    # the quadrature (E[p_i]) and the interpolation (draws) lose nothing visible
+    stride = max(1, grid.size // _PREDICT_POINTS)
+    coarse = grid[::stride]
+    if coarse[-1] != grid[-1]:
+        coarse = np.append(coarse, grid[-1])
+    p = expit(a_u * (coarse[:, None] - b_u))  # coarse grid x unseen
+    p_mean = _quadrature(grid, w, coarse, p)
+    theta = _draw_theta(grid, w, draws, rng)
     if u_idx.size > NORMAL_ABOVE:
-        mean_g = p.sum(axis=1)
-        var_g = (p * (1.0 - p)).sum(axis=1) / t
-        u = mean_g[g] + np.sqrt(var_g[g]) * rng.standard_normal(draws)
+        mean_c = p.sum(axis=1)
+        var_c = (p * (1.0 - p)).sum(axis=1) / t
+        u = np.interp(theta, coarse, mean_c)
+        u = u + np.sqrt(np.interp(theta, coarse, var_c)) * rng.standard_normal(draws)
         u = np.clip(u, 0.0, float(u_idx.size))
     else:
-        u = (rng.binomial(int(t), p[g]) / t).sum(axis=1)
+        p_draw = expit(a_u * (theta[:, None] - b_u))
+        u = (rng.binomial(int(t), p_draw) / t).sum(axis=1)
     floor = float(np.sqrt(np.sum(p_mean * (1.0 - p_mean)) / t)) / n_items
     return Prediction(
         n_items=n_items,
