@@ -1,0 +1,98 @@
+"""A new model's full-benchmark score from a subset of items, with intervals (issue 28).
+
+* :class:`ItemBank` — the stored calibration as fixed item parameters (b, a) and the
+  panel's abilities and full scores (:meth:`ItemBank.load` reads a project's files).
+* :func:`estimate` → :class:`ScoreEstimate` — θ posterior on a grid (item parameters
+  fixed, prior from the panel), the full-benchmark accuracy (observed + IRT prediction
+  of the unseen items) with an interval holding θ's uncertainty and the unseen items'
+  Bernoulli noise, θ, z and the rank among the panel; :func:`estimate_models` for a
+  frame of several models.
+* :func:`select` → :class:`Design` — the items a new model should answer: random,
+  anchor (cluster medoids, weighted), stratified (on b, weighted), information.
+* :func:`validate` → :class:`Validation` — leave-models-out figures of a design and its
+  estimators beside random subsets' (:func:`make_folds`, :func:`random_baseline` share
+  work between designs and sizes).
+* :class:`EstimationSettings` — the knobs (level, draws, design, folds, seed, ...).
+"""
+
+from typing import TYPE_CHECKING
+
+from curation.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from curation.estimate._bank import ItemBank
+    from curation.estimate._design import Design, select
+    from curation.estimate._estimate import (
+        Observed,
+        ScoreEstimate,
+        estimate,
+        estimate_models,
+        estimate_observed,
+        observed_of,
+    )
+    from curation.estimate._settings import (
+        DESIGNS,
+        ESTIMATORS,
+        DesignName,
+        EstimationSettings,
+        EstimatorName,
+    )
+    from curation.estimate._validate import (
+        Fold,
+        Metrics,
+        ModelResult,
+        Validation,
+        make_folds,
+        random_baseline,
+        validate,
+    )
+
+_EXPORTS = {
+    "DESIGNS": "_settings",
+    "Design": "_design",
+    "DesignName": "_settings",
+    "ESTIMATORS": "_settings",
+    "EstimationSettings": "_settings",
+    "EstimatorName": "_settings",
+    "Fold": "_validate",
+    "ItemBank": "_bank",
+    "Metrics": "_validate",
+    "ModelResult": "_validate",
+    "Observed": "_estimate",
+    "ScoreEstimate": "_estimate",
+    "Validation": "_validate",
+    "estimate": "_estimate",
+    "estimate_models": "_estimate",
+    "estimate_observed": "_estimate",
+    "make_folds": "_validate",
+    "observed_of": "_estimate",
+    "random_baseline": "_validate",
+    "select": "_design",
+    "validate": "_validate",
+}
+
+__all__ = [
+    "DESIGNS",
+    "Design",
+    "DesignName",
+    "ESTIMATORS",
+    "EstimationSettings",
+    "EstimatorName",
+    "Fold",
+    "ItemBank",
+    "Metrics",
+    "ModelResult",
+    "Observed",
+    "ScoreEstimate",
+    "Validation",
+    "estimate",
+    "estimate_models",
+    "estimate_observed",
+    "make_folds",
+    "observed_of",
+    "random_baseline",
+    "select",
+    "validate",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,223 @@
+"""The calibrated item bank a score is estimated against: fixed item parameters and the
+panel's abilities, read from the annotate stage's files or taken from a fit.
+
+Items and abilities are on the calibration's logit scale (``Calibration.identification``:
+mean panel ability 0): P(correct | theta) = sigma(a (theta - b)), a = 1 for 1PL. A
+model's theta maps to the benchmark's z axis with ``Calibration.to_z``, the same map as
+the items' b: z(theta) is the difficulty at which that model succeeds half the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from curation.errors import InputError
+
+if TYPE_CHECKING:
+    from curation.irt import Calibration, FitResult
+
+FloatArray = NDArray[np.float64]
+
+
+def expit(x: FloatArray) -> FloatArray:
+    """The logistic function, without overflow."""
+    out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * x))
+    return out
+
+
+def log_expit(x: FloatArray) -> FloatArray:
+    """log sigma(x) = -softplus(-x), stable for any x."""
+    out: FloatArray = -(np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class ItemBank:
+    """Fixed item parameters (b, a) and the panel they were calibrated on.
+
+    ``panel_scores``: each panel model's full-benchmark accuracy (as
+    ``curation.subsets.model_scores`` defines it) in ``panel`` order: what a new model is
+    ranked against; when the responses are not at hand, the calibration's prediction
+    mean_i p_i(theta_j) stands in (:meth:`with_panel_scores` replaces it).
+    """
+
+    items: tuple[str, ...]
+    b: FloatArray
+    a: FloatArray
+    model: str
+    panel: tuple[str, ...]
+    theta: FloatArray
+    panel_scores: FloatArray
+    calibration: Calibration | None = None
+    benchmark: str | None = None
+    source: str = "calibration"
+    """Where the bank came from (a file name, for messages)."""
+
+    def __post_init__(self) -> None:
+        n = len(self.items)
+        if n == 0:
+            raise ValueError("an item bank needs at least one item with a difficulty b")
+        if self.b.shape != (n,) or self.a.shape != (n,):
+            raise ValueError(f"b and a must have one value per item ({n})")
+        if not (np.all(np.isfinite(self.b)) and np.all(np.isfinite(self.a))):
+            raise ValueError("b and a must be finite")
+        if len(set(self.items)) != n:
+            raise ValueError("item ids repeat in the bank")
+        if self.theta.size < 2:
+            raise ValueError("the panel needs at least 2 models (its abilities set the prior)")
+        if self.panel_scores.shape != self.theta.shape:
+            raise ValueError("panel_scores must have one value per panel model")
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def index(self) -> dict[str, int]:
+        """Item id -> position (cached)."""
+        cached: dict[str, int] | None = self.__dict__.get("_index")
+        if cached is None:
+            cached = {item: i for i, item in enumerate(self.items)}
+            object.__setattr__(self, "_index", cached)
+        return cached
+
+    def p(self, theta: FloatArray) -> FloatArray:
+        """P(correct) of every item at each ``theta`` (len(theta) x n_items)."""
+        t = np.asarray(theta, dtype=np.float64).reshape(-1, 1)
+        return expit(self.a * (t - self.b))
+
+    def z_of(self, theta: float) -> float | None:
+        """``theta`` on the benchmark's z axis (None without a calibration)."""
+        if self.calibration is None:
+            return None
+        return float(self.calibration.to_z(np.array([theta]))[0])
+
+    def with_panel_scores(self, scores: Mapping[str, float]) -> ItemBank:
+        """The same bank, ranked against ``scores`` (model -> full accuracy); panel
+        models missing from ``scores`` keep the calibration's prediction."""
+        new = self.panel_scores.copy()
+        for j, name in enumerate(self.panel):
+            if name in scores:
+                new[j] = float(scores[name])
+        return replace(self, panel_scores=new)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        items: Sequence[str],
+        b: Sequence[float] | FloatArray,
+        theta: Mapping[str, float],
+        a: Sequence[float] | FloatArray | None = None,
+        calibration: Calibration | None = None,
+        benchmark: str | None = None,
+        source: str = "calibration",
+    ) -> ItemBank:
+        """A bank from its parts (``a`` None: 1PL); panel scores from the model."""
+        b_arr = np.asarray(b, dtype=np.float64)
+        a_arr = np.ones_like(b_arr) if a is None else np.asarray(a, dtype=np.float64)
+        panel = tuple(theta)
+        th = np.array([theta[m] for m in panel], dtype=np.float64)
+        model = "1pl" if a is None else "2pl"
+        bank = cls(
+            items=tuple(str(i) for i in items),
+            b=b_arr,
+            a=a_arr,
+            model=model,
+            panel=panel,
+            theta=th,
+            panel_scores=np.zeros_like(th),
+            calibration=calibration,
+            benchmark=benchmark,
+            source=source,
+        )
+        return replace(bank, panel_scores=bank.p(th).mean(axis=1))
+
+    @classmethod
+    def from_calibration(
+        cls,
+        calibration: Calibration,
+        difficulty: pl.DataFrame,
+        *,
+        source: str = "difficulty table",
+    ) -> ItemBank:
+        """The annotate stage's outputs: a calibration and its difficulty table (item, b,
+        and a for 2PL). Items whose b is missing are left out (they have no place on the
+        scale)."""
+        for col in ("item", "b"):
+            if col not in difficulty.columns:
+                raise InputError("required column missing", file=source, field=col)
+        two_pl = calibration.model == "2pl"
+        if two_pl and "a" not in difficulty.columns:
+            raise InputError("a 2PL calibration needs column a", file=source, field="a")
+        cols = ["item", "b", "a"] if two_pl else ["item", "b"]
+        df = difficulty.select(cols).filter(pl.col("b").is_not_null() & pl.col("b").is_not_nan())
+        if two_pl:
+            bad = df.filter(pl.col("a").is_null() | pl.col("a").is_nan() | (pl.col("a") <= 0))
+            if bad.height:
+                raise InputError(
+                    f"item {bad['item'][0]!r} has no positive discrimination a",
+                    file=source,
+                    field="a",
+                )
+        if df.height == 0:
+            raise InputError("no item has a difficulty b", file=source, field="b")
+        return cls.build(
+            items=df["item"].cast(pl.String).to_list(),
+            b=df["b"].to_numpy(),
+            a=df["a"].to_numpy() if two_pl else None,
+            theta=calibration.abilities,
+            calibration=calibration,
+            benchmark=calibration.benchmark,
+            source=source,
+        )
+
+    @classmethod
+    def from_fit(cls, result: FitResult, *, benchmark: str | None = None) -> ItemBank:
+        """A bank straight from :func:`curation.irt.fit` (validation calibrates this way)."""
+        bank = cls.from_calibration(
+            result.calibration, result.items, source=f"fit of {benchmark or 'a benchmark'}"
+        )
+        return bank if benchmark is None else replace(bank, benchmark=benchmark)
+
+    @classmethod
+    def load(
+        cls,
+        benchmark: str,
+        *,
+        calibration: str | Path | None = None,
+        difficulty: str | Path | None = None,
+        responses: str | Path | None = None,
+    ) -> ItemBank:
+        """A benchmark's bank from the current project: data/calibration/<b>.json and
+        data/difficulty/<b>.parquet; the panel's full scores from
+        data/responses/<b>.parquet when it exists (else the calibration's prediction)."""
+        from curation.io.tables import read_table
+        from curation.irt import Calibration
+        from curation.paths import calibration_path, difficulty_path, responses_path
+        from curation.subsets import model_scores
+
+        cal_file = Path(calibration) if calibration else calibration_path(benchmark)
+        diff_file = Path(difficulty) if difficulty else difficulty_path(benchmark)
+        if not cal_file.is_file():
+            raise InputError(
+                f"no calibration of benchmark {benchmark!r}; run the annotate stage "
+                f"(dvc repro annotate@{benchmark})",
+                file=str(cal_file),
+            )
+        cal = Calibration.load(cal_file)
+        table = read_table(diff_file, produced_by=f"annotate@{benchmark}")
+        bank = cls.from_calibration(cal, table, source=str(diff_file))
+        bank = replace(bank, benchmark=benchmark)
+        resp_file = Path(responses) if responses else responses_path(benchmark)
+        if resp_file.is_file():
+            panel = read_table(resp_file, produced_by=f"responses@{benchmark}")
+            panel = panel.filter(pl.col("item").is_in(list(bank.items)))
+            bank = bank.with_panel_scores(model_scores(panel))
+        return bank
