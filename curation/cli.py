@@ -2,8 +2,8 @@
 
 Pipeline stages are not subcommands: each is ``pipelines/<stage>.py``, run by DVC
 (``dvc repro``, or ``dvc repro -s <stage>@<benchmark>`` for one). ``curate`` holds what
-sits around the pipeline: importing logs, human review, publishing, the progress test,
-power analysis and the summary of the last run.
+sits around the pipeline: importing logs, estimating a new model's score, human review,
+publishing, the progress test, power analysis and the summary of the last run.
 
 Every command is one module of :mod:`curation.commands` with a ``register(sub)`` that
 adds its parser (inspect_ai's ``_cli/``); this module only builds the top parser from
@@ -21,6 +21,7 @@ from typing import Any
 
 from curation.commands import (
     benchmark,
+    estimate,
     power,
     progress_test,
     publish,
@@ -33,7 +34,18 @@ from curation.commands import (
 from curation.commands.help import document
 from curation.failure import guarded
 
-COMMANDS = (validate, responses, benchmark, review, publish, release, progress_test, power, summary)
+COMMANDS = (
+    validate,
+    responses,
+    benchmark,
+    estimate,
+    review,
+    publish,
+    release,
+    progress_test,
+    power,
+    summary,
+)
 """The command modules, in ``curate --help`` order (``validate`` also adds ``schema``)."""
 
 

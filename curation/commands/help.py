@@ -59,6 +59,18 @@ HELP: dict[str, tuple[str, str]] = {
         "curate benchmark add mybench --items items.jsonl --responses matrix.csv \\\n"
         "    --field-map item=id,question=prompt,answer=target --domain math --license MIT",
     ),
+    "estimate": (
+        "A new model's full-benchmark accuracy from its responses on any of the benchmark's "
+        "items (a calibrated subset, a random sample, or all of them): the stored calibration's "
+        "item parameters are used as is (no refit), the ability gets a posterior from the "
+        "answered items, and the estimate is the observed successes plus the IRT prediction "
+        "of the unseen items, with a 90% interval (the ability's uncertainty and the unseen "
+        "items' own noise), the ability theta, its place z on the benchmark's difficulty axis "
+        "and the rank among the panel. A full run prints the exact score. Reads every format "
+        "`curate responses import` reads, and long/wide tables.",
+        "curate estimate -b gsm8k --path runs/new-model/samples_gsm8k_*.jsonl\n"
+        "curate estimate -b gsm8k --format long --path subset-answers.csv --out estimate.json",
+    ),
     "review": (
         "The human review queue of gap-filling candidates: seed it from the judged candidates, "
         "review in the browser, export the decisions the build reads, recalibrate edited "

@@ -11,19 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from curation.commands._common import add_common
-from curation.responses import DEFAULT_FORMAT, READERS, LogOptions
-
-
-def _task_matches(task: str, names: list[str]) -> bool:
-    """An lm-eval task name is the benchmark's when it equals one of ``names`` or extends
-    it with a variant suffix (``gsm8k`` matches ``gsm8k_cot``), ignoring case and -/_."""
-
-    def norm(text: str) -> str:
-        return text.lower().replace("-", "_")
-
-    t = norm(task)
-    return any(t == norm(n) or t.startswith(norm(n) + "_") for n in names)
+from curation.commands._common import add_common, add_log_flags, log_options, task_matches
+from curation.responses import DEFAULT_FORMAT, READERS
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -50,10 +39,10 @@ def run_import(args: argparse.Namespace) -> int:
         benchmark=name,
         known_items=items["item"].to_list(),
         items_file=str(items_file),
-        options=_log_options(args),
+        options=log_options(args),
     )
     tasks = spec.lm_eval_tasks or [name]
-    if read.task is not None and not args.accept_task and not _task_matches(read.task, tasks):
+    if read.task is not None and not args.accept_task and not task_matches(read.task, tasks):
         raise InputError(
             f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
             f"{', '.join(map(repr, tasks))}; nothing imported (a renamed task: list it in "
@@ -83,7 +72,7 @@ def _import_to_long(args: argparse.Namespace) -> int:
         raise InputError("curate responses import --out needs --path")
     if args.benchmark or args.replace:
         raise InputError("--out writes a file of its own: drop --benchmark/--replace")
-    cells, summary = read_cells(args.format, args.path, _log_options(args))
+    cells, summary = read_cells(args.format, args.path, log_options(args))
     write_long(cells, args.out)
     print(summary)
     print(
@@ -93,18 +82,6 @@ def _import_to_long(args: argparse.Namespace) -> int:
         f"`items: {{texts: false, path: {args.out}}}`)"
     )
     return 0
-
-
-def _log_options(args: argparse.Namespace) -> LogOptions:
-    """The command's per-format flags as the readers take them."""
-    return LogOptions(
-        model=args.model,
-        metric=args.metric,
-        filter_name=args.filter,
-        item_field=args.item_field,
-        threshold=args.threshold,
-        scorer=args.scorer,
-    )
 
 
 def register(sub: Any) -> None:
@@ -123,29 +100,7 @@ def register(sub: Any) -> None:
         help="; ".join(f"{r.name}: {r.description}" for r in READERS.values()),
     )
     q.add_argument("--path", help="a log file, a folder (searched recursively) or a glob")
-    q.add_argument(
-        "--model",
-        help="model name for every file (default: lm-eval's results_*.json beside the "
-        "samples, else the folder; inspect's log header; leaderboard: the model column, "
-        "else the details folder)",
-    )
-    q.add_argument(
-        "--metric",
-        help="lm-eval/leaderboard: per-sample metric (default: acc / exact_match ...)",
-    )
-    q.add_argument("--filter", help="lm-eval: filter name when the log has several")
-    q.add_argument("--scorer", help="inspect: scorer whose value is the verdict (if several)")
-    q.add_argument(
-        "--threshold",
-        type=float,
-        default=None,
-        help="count a value that is not 0/1 (f1, bleu, inspect's P...) as correct when >= this",
-    )
-    q.add_argument(
-        "--item-field",
-        help="lm-eval: field of `doc` with the item id (default doc_id); leaderboard: "
-        "column with the item id (default doc_id; doc.id for a field of doc)",
-    )
+    add_log_flags(q)
     q.add_argument(
         "--out",
         type=Path,

@@ -12,6 +12,9 @@
 * :func:`validate` → :class:`Validation` — leave-models-out figures of a design and its
   estimators beside random subsets' (:func:`make_folds`, :func:`random_baseline` share
   work between designs and sizes).
+* :func:`estimate_table` → :class:`EstimateReport` — every model of a response table
+  against a bank, as ``curate estimate`` prints it (:meth:`EstimateReport.render`) and
+  writes it (:func:`write_report`: estimate.json, schemas/estimate.schema.json).
 * :class:`EstimationSettings` — the knobs (level, draws, design, folds, seed, ...).
 """
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
         estimate_observed,
         observed_of,
     )
+    from curation.estimate._report import EstimateReport, estimate_table, write_report
     from curation.estimate._settings import (
         DESIGNS,
         ESTIMATORS,
@@ -52,6 +56,7 @@ _EXPORTS = {
     "Design": "_design",
     "DesignName": "_settings",
     "ESTIMATORS": "_settings",
+    "EstimateReport": "_report",
     "EstimationSettings": "_settings",
     "EstimatorName": "_settings",
     "Fold": "_validate",
@@ -64,11 +69,13 @@ _EXPORTS = {
     "estimate": "_estimate",
     "estimate_models": "_estimate",
     "estimate_observed": "_estimate",
+    "estimate_table": "_report",
     "make_folds": "_validate",
     "observed_of": "_estimate",
     "random_baseline": "_validate",
     "select": "_design",
     "validate": "_validate",
+    "write_report": "_report",
 }
 
 __all__ = [
@@ -76,6 +83,7 @@ __all__ = [
     "Design",
     "DesignName",
     "ESTIMATORS",
+    "EstimateReport",
     "EstimationSettings",
     "EstimatorName",
     "Fold",
@@ -88,11 +96,13 @@ __all__ = [
     "estimate",
     "estimate_models",
     "estimate_observed",
+    "estimate_table",
     "make_folds",
     "observed_of",
     "random_baseline",
     "select",
     "validate",
+    "write_report",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

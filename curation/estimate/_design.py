@@ -10,6 +10,10 @@
   variance from the ability, mean over a grid of the panel's theta range of
   S'(theta)^2 / (prior precision + Fisher information of the subset at theta), with
   S(theta) the full-benchmark expected score. Unweighted.
+* ``quantile`` — the project's calibrated subsets (SPEC §6,
+  :func:`curation.subsets.match_quantiles`): z (the calibration's map of b) matched
+  greedily to the quantiles of a target, uniform by default. Deterministic, unweighted:
+  difficulty-balanced, so its plain accuracy is not the full score.
 
 Every design is seeded; :func:`select` is the one entry point.
 """
@@ -17,13 +21,16 @@ Every design is seeded; :func:`select` is the one entry point.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
 from curation.estimate._bank import FloatArray, ItemBank
 from curation.estimate._settings import DESIGNS, DesignName, Embedding
+
+if TYPE_CHECKING:
+    from curation.measure import TargetLike
 
 _KMEANS_ITER = 100
 _INFO_GRID = 41
@@ -183,6 +190,17 @@ def _information(bank: ItemBank, m: int, rng: np.random.Generator) -> list[int]:
     return chosen
 
 
+def _quantile(bank: ItemBank, m: int, target: TargetLike) -> list[int]:
+    from curation.subsets import match_quantiles
+
+    if bank.calibration is None:
+        raise ValueError("design 'quantile' needs the bank's calibration (its map of b to z)")
+    z = bank.calibration.to_z(bank.b)
+    subset = match_quantiles(bank.items, z, target=target, m=m)
+    index = bank.index()
+    return [index[i] for i in subset.items]
+
+
 def select(
     design: DesignName,
     bank: ItemBank,
@@ -192,11 +210,13 @@ def select(
     responses: pl.DataFrame | None = None,
     embedding: Embedding = "correctness",
     strata: int | None = None,
+    target: TargetLike = "uniform",
 ) -> Design:
     """m items of ``bank`` chosen by ``design`` (``random``, ``anchor``, ``stratified``,
-    ``information``), seeded. ``responses``: the panel's long table, the correctness
-    embedding of ``anchor`` (without it, or with ``embedding="irt"``, the IRT prediction
-    of each item's success over the panel stands in). Items are returned in bank order.
+    ``information``, ``quantile``), seeded. ``responses``: the panel's long table, the
+    correctness embedding of ``anchor`` (without it, or with ``embedding="irt"``, the IRT
+    prediction of each item's success over the panel stands in). ``target``: the
+    distribution ``quantile`` matches. Items are returned in bank order.
     """
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {list(DESIGNS)}, got {design!r}")
@@ -214,6 +234,8 @@ def select(
         chosen, weights = _anchor(bank, m, rng, emb)
     elif design == "stratified":
         chosen, weights = _stratified(bank, m, rng, strata)
+    elif design == "quantile":
+        chosen = _quantile(bank, m, target)
     else:
         chosen = _information(bank, m, rng)
     order = np.argsort(chosen, kind="stable")

@@ -12,8 +12,8 @@ from pydantic import Field, NonNegativeInt, PositiveInt
 
 from curation.settings import Section
 
-DesignName = Literal["random", "anchor", "stratified", "information"]
-DESIGNS: tuple[str, ...] = ("random", "anchor", "stratified", "information")
+DesignName = Literal["random", "anchor", "stratified", "information", "quantile"]
+DESIGNS: tuple[str, ...] = ("random", "anchor", "stratified", "information", "quantile")
 EstimatorName = Literal["irt", "weighted", "raw"]
 ESTIMATORS: tuple[str, ...] = ("irt", "weighted", "raw")
 Embedding = Literal["correctness", "irt"]

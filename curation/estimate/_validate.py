@@ -33,6 +33,7 @@ from curation.estimate._settings import DesignName, EstimationSettings, Estimato
 
 if TYPE_CHECKING:
     from curation.irt import FitSettings
+    from curation.measure import TargetLike
 
 IrtModel = Literal["1pl", "2pl"]
 
@@ -60,9 +61,11 @@ def make_folds(
     seed: int = 0,
     fit_settings: FitSettings | None = None,
     benchmark: str | None = None,
+    scale: Literal["panel", "items", "logistic"] = "panel",
 ) -> list[Fold]:
     """Split the models into ``folds`` groups at random (seeded) and calibrate the bank
-    on the rest of each: ``curation.irt.fit`` (MAP, ``fit_settings``)."""
+    on the rest of each: ``curation.irt.fit`` (MAP, ``fit_settings``, ``scale``: the
+    benchmark's ``annotate.scale``, which maps b to z)."""
     from curation.irt import fit
     from curation.subsets import model_scores
 
@@ -79,7 +82,9 @@ def make_folds(
         train = sorted(set(models) - set(test))
         train_resp = responses.filter(pl.col("model").is_in(train))
         started = time.perf_counter()
-        result = fit(train_resp, model=model, method="map", seed=seed, settings=fit_settings)
+        result = fit(
+            train_resp, model=model, method="map", seed=seed, scale=scale, settings=fit_settings
+        )
         bank = ItemBank.from_fit(result, benchmark=benchmark)
         fit_seconds = time.perf_counter() - started
         in_bank = train_resp.filter(pl.col("item").is_in(list(bank.items)))
@@ -320,6 +325,7 @@ def validate(
     folds: Sequence[Fold] | None = None,
     baseline: Mapping[str, Metrics] | None = None,
     benchmark: str | None = None,
+    target: TargetLike = "uniform",
 ) -> Validation:
     """Leave-models-out validation of ``design`` (default ``settings.design``) at size m.
 
@@ -327,6 +333,7 @@ def validate(
     the IRT model the folds are calibrated with (the benchmark's, e.g.
     ``Calibration.model``). ``folds`` (from :func:`make_folds`) and ``baseline`` (from
     :func:`random_baseline`) may be passed to share them between designs and sizes.
+    ``target``: what the ``quantile`` design matches (a calibrated subset's target).
     """
     s = settings or EstimationSettings()
     name: DesignName = design or s.design
@@ -352,6 +359,7 @@ def validate(
                 responses=f.train_responses,
                 embedding=s.embedding,
                 strata=s.strata,
+                target=target,
             )
         )
         select_seconds.append(time.perf_counter() - started)

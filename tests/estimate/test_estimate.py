@@ -178,7 +178,7 @@ def test_bad_counts_and_several_models_are_input_errors(bank_1pl) -> None:
     ]
 
 
-@pytest.mark.parametrize("design", ["random", "anchor", "stratified", "information"])
+@pytest.mark.parametrize("design", ["random", "anchor", "stratified", "information", "quantile"])
 def test_designs_are_seeded_and_weighted(bank_1pl, design: str) -> None:
     bank, test = bank_1pl
     d = select(design, bank, 30, seed=4, responses=test)  # type: ignore[arg-type]
@@ -198,6 +198,21 @@ def test_designs_are_seeded_and_weighted(bank_1pl, design: str) -> None:
         assert d.weights is None
     with pytest.raises(ValueError, match="m must be"):
         select(design, bank, bank.n_items + 1)  # type: ignore[arg-type]
+
+
+def test_quantile_design_is_the_calibrated_subset(bank_1pl) -> None:
+    """``quantile`` picks what the subsets stage publishes (match_quantiles on the
+    calibration's z), whatever the seed: a difficulty-uniform subset, not a sample."""
+    from curation.subsets import match_quantiles
+
+    bank, _ = bank_1pl
+    assert bank.calibration is not None
+    z = bank.calibration.to_z(bank.b)
+    want = match_quantiles(bank.items, z, target="uniform", m=40).items
+    for seed in (0, 1):
+        assert set(select("quantile", bank, 40, seed=seed).items) == set(want)
+    beta = select("quantile", bank, 40, target="beta(2,5)").items
+    assert set(beta) != set(want)
 
 
 def _score_variance(bank: ItemBank, items: list[str]) -> float:

@@ -1,0 +1,181 @@
+"""Subsets as full-score estimators on held-out models: every design and estimator beside
+random subsets of the same size (issue 28).
+
+    nice python benchmarks/bench_subsets.py [--project DIR] [-b gsm8k ...] [--sizes 25 50 100]
+                      [--folds 5] [--random-draws 20] [--draws 2000] [--seed 0]
+
+For every benchmark (default: every one in the project's params.yaml with a response
+matrix in data/responses/; the project folder defaults to this checkout) and size m:
+leave-models-out cross-validation (``curation.estimate.validate``): K folds over the
+panel's models; each fold calibrates the benchmark on the other models (the benchmark's
+IRT model from data/calibration/<b>.json, its annotate settings and scale), selects m
+items from that calibration, then estimates each held-out model's full-benchmark score
+(its mean success rate over every item) from its responses on the m items alone.
+
+Designs: ``quantile`` (the project's calibrated subsets: uniform quantile match of z),
+``anchor`` (cluster medoids, weighted), ``stratified`` (on b, weighted), ``information``
+(greedy Fisher information); ``random`` is the median over ``--random-draws`` random
+subsets per fold. Estimators: ``irt`` (observed + IRT prediction of the unseen items, the
+project's), ``raw`` (plain subset accuracy), ``weighted`` (the design's weights). Per row:
+mean / 90th-percentile / max absolute error (pp, pooled over held-out models), Spearman ρ
+and Kendall τ against the true full scores (pooled), coverage of the 90% intervals, the
+random subsets' mean error with the same estimator (``raw`` for ``weighted``), the
+Bernoulli floor (mean over held-out models of sqrt(Σ_unseen p(1-p))/N) and seconds per
+fold (calibration + selection + estimation).
+
+The verdict per benchmark at the largest size (issue 28's "done when"): the estimation
+design (``subsets.estimation.design``' default, anchor) with ``irt``: MAE ≤ max(2.0 pp,
+1.25 × floor), beating random-m ``irt`` (median over draws, pooled folds), ρ ≥ 0.95,
+coverage in [0.85, 0.95].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import polars as pl  # noqa: E402
+
+from benchmarks._table import print_table  # noqa: E402
+from curation.estimate import (  # noqa: E402
+    EstimationSettings,
+    Metrics,
+    Validation,
+    make_folds,
+    random_baseline,
+    validate,
+)
+from curation.params_model import read_params  # noqa: E402
+
+DESIGNS = ("quantile", "anchor", "stratified", "information")
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _row(b: str, m: int, design: str, est: str, mine: Metrics, rand: Metrics | None,
+         floor: float, secs: float) -> list[str]:  # fmt: skip
+    return [
+        b, str(m), design, est,
+        _fmt(mine.mae_pp), _fmt(mine.p90_ae_pp), _fmt(mine.max_ae_pp),
+        _fmt(mine.spearman, 3), _fmt(mine.kendall, 3), _fmt(mine.coverage),
+        _fmt(rand.mae_pp) if rand is not None else "-",
+        ("yes" if mine.mae_pp < rand.mae_pp else "no") if rand is not None else "-",
+        _fmt(floor), _fmt(secs, 3),
+    ]  # fmt: skip
+
+
+HEADER = [
+    "benchmark", "m", "design", "estimator", "MAE pp", "p90 pp", "max pp", "rho", "tau",
+    "cover90", "random MAE", "beats", "floor pp", "s/fold",
+]  # fmt: skip
+
+
+def bench(project: Path, name: str, params_file: Path, args: argparse.Namespace) -> dict:
+    params = read_params(params_file)
+    cfg = params.annotate
+    responses = pl.read_parquet(project / "data" / "responses" / f"{name}.parquet")
+    irt_model = json.loads((project / "data" / "calibration" / f"{name}.json").read_text())["model"]
+    s = EstimationSettings(
+        folds=args.folds, random_draws=args.random_draws, draws=args.draws, seed=args.seed
+    )
+    folds = make_folds(
+        responses, model=irt_model, folds=s.folds, seed=s.seed, fit_settings=cfg.settings,
+        benchmark=name, scale=cfg.scale,
+    )  # fmt: skip
+    n_models = responses["model"].n_unique()
+    n_items = len(folds[0].bank.items)
+    print(
+        f"\n{name}: {n_models} models x {n_items} items ({irt_model.upper()}), {len(folds)} "
+        f"folds of ~{n_models // len(folds)} held-out models, random baseline = median of "
+        f"{s.random_draws} draws",
+        flush=True,
+    )
+    rows: list[list[str]] = []
+    out: dict = {"models": n_models, "items": n_items, "irt_model": irt_model, "sizes": {}}
+    for m in args.sizes:
+        if m > n_items:
+            continue
+        started = time.perf_counter()
+        base = random_baseline(folds, m, s)
+        rand_secs = (time.perf_counter() - started) / (s.random_draws * len(folds))
+        got: dict[str, Validation] = {}
+        for design in DESIGNS:
+            got[design] = validate(
+                responses, m, design=design, settings=s, folds=folds, baseline=base,
+                benchmark=name,
+            )  # fmt: skip
+        floor = got["anchor"].floor_pp
+        for est, metrics in base.items():
+            rows.append(_row(name, m, "random", est, metrics, None, floor, rand_secs))
+        for design, v in got.items():
+            for est, metrics in v.estimators.items():
+                rand = v.random.get(est if est != "weighted" else "raw")
+                rows.append(_row(name, m, design, est, metrics, rand, v.floor_pp,
+                                 v.seconds_per_fold))  # fmt: skip
+        out["sizes"][m] = {"random": base, **got}
+    print_table(f"{name}: held-out models' full-score estimates", HEADER, rows)
+    return out
+
+
+def verdict(name: str, result: dict, design: str) -> tuple[str, bool]:
+    m = max(result["sizes"])
+    v: Validation = result["sizes"][m][design]
+    irt = v.estimators["irt"]
+    rand = v.random["irt"]
+    bar = max(2.0, 1.25 * v.floor_pp)
+    checks = {
+        f"MAE {irt.mae_pp:.2f} <= {bar:.2f} pp": irt.mae_pp <= bar,
+        f"beats random-{m} irt ({rand.mae_pp:.2f})": irt.mae_pp < rand.mae_pp,
+        f"rho {_fmt(irt.spearman, 3)} >= 0.95": (irt.spearman or 0.0) >= 0.95,
+        f"coverage {irt.coverage:.2f} in [0.85, 0.95]": 0.85 <= irt.coverage <= 0.95,
+    }
+    text = ", ".join(f"{k}: {'ok' if ok else 'NO'}" for k, ok in checks.items())
+    return (
+        f"{name} m={m} {design}/irt (floor {v.floor_pp:.2f} pp): {text}",
+        irt.mae_pp < rand.mae_pp,
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--project", type=Path, default=REPO, help="project folder (built data/)")
+    ap.add_argument("--benchmark", "-b", action="append", help="default: every one with data")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[25, 50, 100])
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--random-draws", type=int, default=20)
+    ap.add_argument("--draws", type=int, default=2000, help="Monte Carlo draws per estimate")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    project = args.project.resolve()
+    params_file = project / "params.yaml"
+    names = args.benchmark or [
+        b
+        for b in read_params(params_file).benchmarks
+        if (project / "data" / "responses" / f"{b}.parquet").is_file()
+    ]
+    if not names:
+        print(f"no data/responses/<b>.parquet under {project}: run `dvc repro` or pass --project")
+        return 2
+    design = EstimationSettings().design
+    started = time.perf_counter()
+    results = {b: bench(project, b, params_file, args) for b in names}
+    lines = [verdict(b, r, design) for b, r in results.items()]
+    print(f"\nverdict (the estimation design '{design}', project estimator irt):")
+    for text, _ in lines:
+        print(f"  {text}")
+    wins = sum(beat for _, beat in lines)
+    print(f"  beats random on {wins}/{len(lines)} benchmarks (bar: >= 2 of 3)")
+    print(f"\n{time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

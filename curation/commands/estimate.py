@@ -1,0 +1,182 @@
+"""`curate estimate`: a new model's full-benchmark score from its responses on any items.
+
+The responses are read by the same readers as `curate responses import` (its ``--format``
+choices, :data:`curation.responses.READERS`) or from a long/wide table; the benchmark's
+stored calibration (data/calibration/<b>.json, data/difficulty/<b>.parquet) is used as is.
+The estimation is :func:`curation.estimate.estimate_table`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from curation.commands._common import add_common, add_log_flags, log_options, task_matches
+from curation.responses import DEFAULT_FORMAT, READERS
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from curation.benchmarks import BenchmarkSettings
+
+TABLE_FORMATS = ("long", "wide")
+"""Response tables (model, item, n_trials, n_correct / one column per item), read as a
+benchmark's bundled matrix is."""
+
+
+def _table(
+    args: argparse.Namespace, name: str, spec: BenchmarkSettings, known: list[str], items: str
+) -> tuple[pl.DataFrame, str]:
+    """A long/wide table as the benchmark's response table."""
+    from curation.errors import InputError
+    from curation.responses import ResponsesSettings, import_responses
+
+    unused = [f for f, v in log_options(args).given().items() if v is not None]
+    if args.threshold is not None or unused:
+        raise InputError(
+            f"{', '.join(unused or ['--threshold'])} does not apply to --format {args.format} "
+            "(a table holds n_trials and n_correct)"
+        )
+    path = Path(args.path)
+    if not path.is_file():
+        raise InputError("no such file", file=str(path))
+    rs = ResponsesSettings(path=path, layout=args.format, source="imported")
+    notes: list[str] = []
+    table = import_responses(
+        name,
+        spec.model_copy(update={"responses": rs}),
+        known_items=known,
+        items_file=items,
+        params_file=args.params,
+        notes=notes,
+    )
+    if args.model is not None:
+        import polars as pl
+
+        if table["model"].n_unique() > 1:
+            raise InputError(
+                f"--model names one model, the table has {table['model'].n_unique()}",
+                file=str(path),
+                field="model",
+            )
+        table = table.with_columns(pl.lit(args.model).alias("model"))
+    summary = f"{table.height} responses ({table['model'].n_unique()} model(s)) from {path}"
+    return table, "; ".join([summary, *notes])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the responses, estimate every model in them, print (and ``--out``) the table."""
+    from curation.errors import InputError
+    from curation.estimate import EstimationSettings, ItemBank, estimate_table, write_report
+    from curation.io.tables import read_table
+    from curation.params_model import read_params
+    from curation.paths import items_path
+    from curation.responses import read_logs
+    from curation.settings import parse_section
+
+    if not args.benchmark or len(args.benchmark) != 1:
+        raise InputError("curate estimate needs exactly one --benchmark")
+    name = args.benchmark[0]
+    spec = read_params(args.params).benchmark(name, params_file=args.params)
+    bank = ItemBank.load(name, calibration=args.calibration, difficulty=args.difficulty)
+    items_file = items_path(name)
+    if items_file.is_file():
+        known = read_table(items_file, produced_by=f"ingest@{name}")["item"].to_list()
+    else:  # the calibration's items are the benchmark's as far as it knows
+        known, items_file = list(bank.items), Path(bank.source)
+    if args.format in TABLE_FORMATS:
+        table, summary = _table(args, name, spec, known, str(items_file))
+    else:
+        read = read_logs(
+            args.format,
+            args.path,
+            benchmark=name,
+            known_items=known,
+            items_file=str(items_file),
+            options=log_options(args),
+        )
+        tasks = spec.lm_eval_tasks or [name]
+        if read.task is not None and not args.accept_task and not task_matches(read.task, tasks):
+            raise InputError(
+                f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
+                f"{', '.join(map(repr, tasks))} (a renamed task: list it in {args.params}: "
+                f"benchmarks.{name}.lm_eval_tasks, or pass --accept-task)",
+                file=str(args.path),
+                field="task",
+            )
+        table, summary = read.table, read.summary
+    overrides = {
+        k: getattr(args, k) for k in ("level", "draws", "seed") if getattr(args, k) is not None
+    }
+    settings = parse_section(EstimationSettings, overrides, where="curate estimate flags")
+    report = estimate_table(
+        bank,
+        table,
+        source=str(args.path),
+        input_format=args.format,
+        summary=summary,
+        estimator=args.estimator,
+        settings=settings,
+    )
+    print(report.render())
+    if args.out is not None:
+        print(f"-> {write_report(report, args.out)}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``estimate`` to ``curate``'s subcommands."""
+    p = sub.add_parser(
+        "estimate",
+        help="a new model's full-benchmark score (90%% interval, theta, z, rank) from any items",
+    )
+    add_common(p)
+    p.add_argument(
+        "--path", required=True, help="a log file, a folder (searched recursively) or a glob"
+    )
+    p.add_argument(
+        "--format",
+        choices=(*READERS, *TABLE_FORMATS),
+        default=DEFAULT_FORMAT,
+        help="; ".join(f"{r.name}: {r.description}" for r in READERS.values())
+        + "; long: a table model,item,n_trials,n_correct (.csv/.parquet/.jsonl); wide: a "
+        "model column and one 0/1 column per item",
+    )
+    add_log_flags(p)
+    p.add_argument(
+        "--accept-task",
+        action="store_true",
+        help="estimate although the log's task name is not the benchmark's (a renamed task)",
+    )
+    p.add_argument(
+        "--estimator",
+        choices=("irt", "raw"),
+        default="irt",
+        help="irt (default): observed successes + the IRT prediction of the unseen items; "
+        "raw: the plain accuracy on the answered items (not the full score unless they are "
+        "a random sample)",
+    )
+    p.add_argument("--level", type=float, default=None, help="interval level (default 0.9)")
+    p.add_argument("--draws", type=int, default=None, help="Monte Carlo draws (default 2000)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the draws (default 0)")
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        help="calibration file (default data/calibration/<b>.json)",
+    )
+    p.add_argument(
+        "--difficulty",
+        type=Path,
+        default=None,
+        help="difficulty table with item, b (and a) (default data/difficulty/<b>.parquet)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="also write the estimates as JSON (schemas/estimate.schema.json), e.g. a DVC "
+        "output estimate.json",
+    )
+    p.set_defaults(func=run)
