@@ -158,9 +158,7 @@ def check_dataset_dir(dataset_dir: str | Path, *, version: str) -> list[LocalFil
         )
     # the manifest sits beside the files: the check that counts is against a record
     # kept outside dist/ (the build metrics in git, or dvc.lock), disk/ copies included
-    verify_build(
-        root, benchmark=str(manifest.get("benchmark") or root.parent.name), version=version
-    )
+    verify_build(root, benchmark=str(manifest.get("benchmark") or root.parent.name))
     return local
 
 
