@@ -97,7 +97,7 @@ def _server_requests(root: str) -> int:
         return int(json.load(resp)["requests"])
 
 
-def _calls(c: int, n: int, tag: str) -> list[PlannedCall]:
+def _calls(n: int, tag: str) -> list[PlannedCall]:
     calls = []
     for i in range(n):
         req = ChatRequest(
@@ -123,7 +123,7 @@ async def _run(
     model = PanelModel(
         name="m", model_id="bench/m", base_url_env=ENV_URL, api_key_env=ENV_KEY, concurrency=c
     )
-    settings = LLMSettings(timeout_s=30, max_retries=3)
+    settings = LLMSettings(timeout_s=30, max_retries=3, processes=processes)
     backend = OpenAIBackend([model], settings, environ=env, http_transport=transport)
     try:
         t0, cpu0 = time.perf_counter(), _cpu_s()
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
                 n = c * args.rounds
                 with CompletionCache(Path(tmp) / f"cache-{c}.sqlite") as cache:
                     for name, (t, p) in _SETUP.items():  # warm-up: imports, forkserver
-                        warm = _calls(c, 4 * c, f"warm-{name}-{c}")
+                        warm = _calls(4 * c, f"warm-{name}-{c}")
                         asyncio.run(_run(warm, c, cache, env, t, p))
                     for rep in range(args.repeats):
                         for client in CLIENTS:  # interleaved: the clients share the load
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
                             if client == "raw asyncio":
                                 wall, cpu = asyncio.run(_raw(root, c, n, tag))
                             else:
-                                calls = _calls(c, n, tag)
+                                calls = _calls(n, tag)
                                 t, p = _SETUP[client]
                                 wall, cpu, _ = asyncio.run(_run(calls, c, cache, env, t, p))
                             cell.cpu_ms.append(cpu / n * 1e3)

@@ -49,6 +49,7 @@ def samples_path(benchmark: str) -> Path:
 
 
 def collect_metrics_path(benchmark: str) -> Path:
+    """What collecting or importing the responses did and cost (schema ``collect_metrics``)."""
     return Path("metrics/collect") / f"{benchmark}.json"
 
 
@@ -56,14 +57,17 @@ def collect_metrics_path(benchmark: str) -> Path:
 
 
 def check_metrics_path(benchmark: str) -> Path:
+    """The response-matrix diagnostics of the check stage (schema ``check_metrics``)."""
     return Path("metrics/check") / f"{benchmark}.json"
 
 
 def check_report_path(benchmark: str) -> Path:
+    """The check stage's diagnostics as Markdown, for a person to read."""
     return Path("reports/check") / f"{benchmark}.md"
 
 
 def check_plot_path(benchmark: str) -> Path:
+    """The check stage's overview figure (its other formats beside it)."""
     return Path("plots/check") / f"{benchmark}.png"
 
 
@@ -71,22 +75,31 @@ def check_plot_path(benchmark: str) -> Path:
 
 
 def difficulty_path(benchmark: str) -> Path:
+    """Every item's fitted difficulty and z (schema ``difficulty``): what gaps, fill,
+    subsets and estimate read."""
     return Path("data/difficulty") / f"{benchmark}.parquet"
 
 
 def draws_path(benchmark: str) -> Path:
+    """Posterior (or Laplace) draws of every item's b and z: gaps reads them for its
+    intervals."""
     return Path("data/difficulty") / f"{benchmark}.draws.npz"
 
 
 def calibration_path(benchmark: str) -> Path:
+    """The fitted panel and its fixed logit → z map (``irt.Calibration``): later items
+    land on the same z scale through it."""
     return Path("data/calibration") / f"{benchmark}.json"
 
 
 def irt_metrics_path(benchmark: str) -> Path:
+    """What the annotate fit chose and how it converged (schema ``irt_metrics``)."""
     return Path("metrics/irt") / f"{benchmark}.json"
 
 
 def irt_plot_path(benchmark: str, kind: str) -> Path:
+    """An annotate figure; ``kind`` is ``icc`` (item curves) or ``wright`` (difficulty vs
+    ability)."""
     return Path("plots/irt") / f"{benchmark}-{kind}.png"
 
 
@@ -99,6 +112,7 @@ GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
 
 
 def gaps_plot_path(benchmark: str, kind: str) -> Path:
+    """A per-benchmark gaps figure; ``kind`` is ``ecdf`` or ``strip``."""
     return Path("plots/gaps") / f"{benchmark}-{kind}.png"
 
 
@@ -119,18 +133,23 @@ def fill_dir(benchmark: str) -> Path:
 
 
 def candidates_path(benchmark: str) -> Path:
+    """The items BenchFill proposed for the gaps (schema ``candidate``), before judging."""
     return fill_dir(benchmark) / "candidates.parquet"
 
 
 def memory_path(benchmark: str) -> Path:
+    """BenchFill's memory after a run (schema ``fill_memory``): a snapshot for inspection;
+    the search resumes from its journal, not from this."""
     return fill_dir(benchmark) / "memory.parquet"
 
 
 def fill_metrics_path(benchmark: str) -> Path:
+    """What gap filling achieved and cost (schema ``fill_metrics``)."""
     return Path("metrics/fill") / f"{benchmark}.json"
 
 
 def fill_plot_path(benchmark: str) -> Path:
+    """The fill stage's figure: the benchmark's z strip, then each method's inserted items."""
     return Path("plots/fill") / f"{benchmark}.png"
 
 
@@ -143,6 +162,8 @@ def judged_path(benchmark: str) -> Path:
 
 
 def judge_metrics_path(benchmark: str) -> Path:
+    """What the judge stage passed, why it failed the rest and what it cost (schema
+    ``judge_metrics``)."""
     return Path("metrics/judge") / f"{benchmark}.json"
 
 
@@ -158,18 +179,24 @@ REVIEW_RECALIBRATED_TEMPLATE = "data/review/recalibrated/{benchmark}.parquet"
 
 
 def subsets_dir(benchmark: str) -> Path:
+    """The folder of one benchmark's calibrated subsets, one parquet per subset."""
     return Path("data/subsets") / benchmark
 
 
 def subset_path(benchmark: str, name: str) -> Path:
+    """One calibrated subset ``name`` (schema ``subset_item``)."""
     return subsets_dir(benchmark) / f"{name}.parquet"
 
 
 def subsets_metrics_path(benchmark: str) -> Path:
+    """Every subset's DDM, gaps and ranking agreement with the full benchmark (schema
+    ``subsets_metrics``)."""
     return Path("metrics/subsets") / f"{benchmark}.json"
 
 
 def build_metrics_path(benchmark: str) -> Path:
+    """One dataset build (schema ``build_metrics``), with every file's hash: publish
+    checks dist/ against this record, kept in git outside dist/."""
     return Path("metrics/build") / f"{benchmark}.json"
 
 
@@ -202,4 +229,5 @@ DIST_ROOT = Path("dist")
 
 
 def power_plot_path(benchmark: str) -> Path:
+    """``curate power``'s curves (Theorem 2.3 on this benchmark; a hand-run command)."""
     return Path("plots/power") / f"{benchmark}.png"

@@ -41,6 +41,8 @@ def restore_command(stage: str, root: Path | None = None) -> str:
 
 
 def restore_hint(stage: str, root: Path | None = None) -> str:
+    """The line printed after ``stage`` failed under ``dvc repro``: why its outputs are
+    gone and the command that restores the last good ones."""
     return (
         f"DVC removed {stage}'s outputs before running it; restore the last good ones "
         f"with: {restore_command(stage, root)}"

@@ -29,6 +29,8 @@ JointRun = Callable[..., str]
 
 
 def stage_parser(name: str, *, per_benchmark: bool, description: str | None) -> Any:
+    """Every stage's command line: ``--params`` and ``--debug``, and ``--benchmark`` (repeatable)
+    for a per-benchmark stage, so all of them read their arguments alike."""
     parser = argparse.ArgumentParser(
         prog=f"pipelines/{name}.py",
         description=description,

@@ -28,6 +28,7 @@ def _missing(name: str, header: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def check_table(names: list[str]) -> str:
+    """The check stage's diagnostics per benchmark; a dash row where it has not run yet."""
     header = (
         "benchmark",
         "models",
@@ -62,6 +63,8 @@ def check_table(names: list[str]) -> str:
 
 
 def irt_table(names: list[str]) -> str:
+    """The annotate fit per benchmark: model and method chosen, the BIC behind the choice,
+    the degenerate items and the leave-one-model-out sensitivity."""
     header = (
         "benchmark",
         "model",
@@ -97,6 +100,8 @@ def irt_table(names: list[str]) -> str:
 
 
 def gaps_table(names: list[str]) -> str:
+    """The gaps stage per benchmark: DDM against each target, the largest gap and where,
+    the Top-3/Top-5 sums and the flags raised."""
     metrics = _load(GAPS_METRICS) or {}
     first: dict[str, Any] = next(iter(metrics.values()), {})
     targets = sorted(first.get("ddm", {}), key=lambda t: (t != "uniform", t))
@@ -246,6 +251,8 @@ def fill_table(names: list[str]) -> str:
 
 
 def print_summary(params: ParamsFile) -> int:
+    """Print every stage's table for params' benchmarks (`curate summary`); returns 0.
+    It reads only the metrics files, so it also works after a partial run."""
     names = list(params.benchmarks)
     print("Response-matrix checks (metrics/check/, reports/check/):")
     print(check_table(names))

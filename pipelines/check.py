@@ -21,7 +21,7 @@ from curation.schemas import validate_records
 from curation.stage_main import stage_main
 
 
-def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
     settings = params.check
     list_limit = settings.list_limit
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")

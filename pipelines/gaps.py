@@ -148,7 +148,7 @@ def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(z), GRID, side="right") / z.size
 
 
-def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
+def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
     cfg = params.gaps
     names = list(params.benchmarks)
     tables = {b: read_table(difficulty_path(b), produced_by=f"annotate@{b}") for b in names}

@@ -82,7 +82,7 @@ def headline(
     }
 
 
-def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
     metrics = headline(
         benchmark,
         _read(GAPS_METRICS, "gaps"),

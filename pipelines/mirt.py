@@ -78,7 +78,7 @@ def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
     return out
 
 
-def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:
+def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
     s = params.mirt
     pool = s.pool(params.benchmarks)  # ParamsFile checked that every listed one is configured
     listed = bool(s.benchmarks)

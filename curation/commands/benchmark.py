@@ -110,6 +110,12 @@ def add_benchmark(
     reference: bool,
     params_file: str = "params.yaml",
 ) -> str:
+    """Onboard benchmark ``name`` (see the module doc); returns the report to print.
+
+    Every input is read and validated (the name, the params file with the new entry, the
+    items and responses) before the first file is written, so a refused call leaves the
+    project as it was.
+    """
     from curation.io.tables import write_table
     from curation.items import ingest_benchmark
     from curation.paths import REVIEW_ACCEPTED_TEMPLATE, imports_dir, raw_dir
@@ -230,6 +236,7 @@ def add_benchmark(
 
 
 def register(sub: Any) -> None:
+    """Add ``benchmark`` and its ``add`` action to ``curate``'s subcommands."""
     p = sub.add_parser("benchmark", help="benchmarks in params.yaml (subcommand: add)")
     bsub = p.add_subparsers(dest="benchmark_command", metavar="ACTION", required=True)
     q = bsub.add_parser("add", help="onboard a benchmark: raw files, params entry, inputs")

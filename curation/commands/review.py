@@ -71,6 +71,8 @@ def _candidate_files(patterns: Sequence[Path], names: Iterable[str]) -> list[Pat
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
+    """`curate review seed`: add the candidate tables (args, else review.candidates) to the
+    queue, creating it if needed; seeding the same files twice adds nothing."""
     from curation.review import ReviewStore, seed
 
     params, config = _context(args)
@@ -82,6 +84,8 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """`curate review serve`: the review web page; check_bind refuses a non-local address
+    without a token or accounts before anything listens."""
     from curation.review import ReviewStore, check_bind, load_accounts, serve
 
     _params, config = _context(args)
@@ -104,6 +108,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """`curate review export`: write the decision log and reviewed items the build reads (an
+    empty queue is created first, so a never-reviewed project still exports)."""
     from curation.review import ReviewStore, export
 
     params, config = _context(args)
@@ -120,6 +126,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_recalibrate(args: argparse.Namespace) -> int:
+    """`curate review recalibrate`: measure exported edited items again; it needs a params
+    file (panel, calibrate and judge settings), so one is required here."""
     import sys
 
     from curation.params_model import read_params
@@ -146,6 +154,7 @@ def cmd_recalibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    """`curate review stats`: queue by status, throughput and agreement, as text or JSON."""
     from curation.review import ReviewStore, format_stats, queue_stats
 
     _params, config = _context(args)
@@ -158,6 +167,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
+    """`curate review rebuild`: recreate the queue database from decisions.jsonl and the
+    candidate tables (after a lost or damaged database)."""
     from curation.review import rebuild
 
     params, config = _context(args)
@@ -168,6 +179,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_add_reviewer(args: argparse.Namespace) -> int:
+    """`curate review add-reviewer`: add an account to the users file and print its token
+    once (only its sha256 is stored)."""
     from curation.errors import ConfigError
     from curation.review import add_account
 
@@ -185,6 +198,8 @@ def cmd_add_reviewer(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    """`curate review undo`: undo one bulk batch by new superseding decisions (the log is
+    append-only)."""
     from curation.review import ReviewStore
 
     _params, config = _context(args)

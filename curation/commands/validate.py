@@ -80,6 +80,8 @@ def check_files(params: ParamsFile, *, params_file: str) -> list[str]:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    """`curate validate`: the params file against its model, then (unless --schema-only)
+    every file it names, checked the way the stages check them; writes nothing."""
     params = read_params(args.params)
     if not args.schema_only:
         params.fill.prompt_files(params_file=args.params)  # as the fill stage checks them
@@ -90,6 +92,8 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_schema(args: argparse.Namespace) -> int:
+    """`curate schema`: print params.yaml's JSON Schema, --write every generated schema, or
+    --check: fail when a committed copy differs from what its model generates."""
     if args.write:
         from curation.io.atomic import write_text
 
@@ -108,6 +112,7 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``validate`` and ``schema`` to ``curate``'s subcommands."""
     p = sub.add_parser(
         "validate",
         help="check params.yaml against its schema and every file it names (writes nothing)",

@@ -93,7 +93,7 @@ def round_floats(obj: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
 
 
 def round_frame(df: pl.DataFrame, digits: int = SIGNIFICANT_DIGITS) -> pl.DataFrame:
-    """``df`` with every float column rounded (nulls stay null).
+    """``df`` with every float column rounded to ``digits`` (nulls stay null).
 
     The record tables hold no list-of-float columns; such a column would pass unchanged.
     """
@@ -102,7 +102,7 @@ def round_frame(df: pl.DataFrame, digits: int = SIGNIFICANT_DIGITS) -> pl.DataFr
         if dtype not in (pl.Float64, pl.Float32) or df.height == 0:
             continue
         col = df[name]
-        rounded = pl.Series(name, round_array(col.to_numpy()), dtype=dtype)
+        rounded = pl.Series(name, round_array(col.to_numpy(), digits), dtype=dtype)
         if col.null_count():
             rounded = pl.select(
                 pl.when(col.is_null()).then(None).otherwise(rounded).alias(name)

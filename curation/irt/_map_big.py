@@ -499,7 +499,7 @@ def _lmv(mat: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _sq_rmv(mat: np.ndarray, v: np.ndarray) -> np.ndarray:
     """``mat**2 @ v`` (per model)."""
     v32 = v.astype(np.float32)
-    parts = _blocked(mat, lambda r0, r1, x, sq: np.square(x, out=sq) @ v32)
+    parts = _blocked(mat, lambda _r0, _r1, x, sq: np.square(x, out=sq) @ v32)
     return np.concatenate(parts).astype(np.float64)
 
 
@@ -713,9 +713,10 @@ def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
 
     last: dict[str, Any] = {}
 
-    def direction(cur: dict[str, Any], x: Point, rtol: float) -> tuple[Point, Point]:
-        # float32 phase: Fisher scoring (positive definite, and its cross block needs
-        # no r: half the CG's memory traffic); float64: the observed Hessian (Newton)
+    def direction(cur: dict[str, Any], _x: Point, rtol: float) -> tuple[Point, Point]:
+        # x is cur["at"] (newton reads it there). float32 phase: Fisher scoring (positive
+        # definite, and its cross block needs no r: half the CG's memory traffic);
+        # float64: the observed Hessian (Newton)
         s = newton(cur, cur["dtype"] == F64, rtol)
         if s is None:
             s = newton(cur, False, rtol)

@@ -153,7 +153,7 @@ class LLMJudge:
         self.accounting = accounting or Accounting(
             {settings.model.name: price} if price is not None else None
         )
-        self._grading = grading or (lambda benchmark: GradingSettings())
+        self._grading = grading or (lambda _benchmark: GradingSettings())
         self._environ = os.environ if environ is None else environ
         self._cache = cache
         self._owns_cache = cache is None
@@ -515,8 +515,12 @@ def build_judge(
     )
 
 
+# params_file and benchmark: the call signature of fill.JudgeFactory (pipelines/fill.py)
 def fill_judge(
-    params: ParamsFile, *, params_file: str = "params.yaml", benchmark: str | None = None
+    params: ParamsFile,
+    *,
+    params_file: str = "params.yaml",  # noqa: ARG001
+    benchmark: str | None = None,  # noqa: ARG001
 ) -> LLMJudge | None:
     """BenchFill's judge factory: ``fill.judge: "curation.judge:fill_judge"`` in params.
 

@@ -420,7 +420,7 @@ async def sdk_cpu_ms_per_call(n: int = 1000) -> float:
         }
     ).encode()
 
-    def answer(request: Any) -> Any:
+    def answer(_request: Any) -> Any:
         return http.Response(200, content=reply, headers={"content-type": "application/json"})
 
     client = openai.AsyncOpenAI(

@@ -70,11 +70,12 @@ class BackendKind:
     build: BackendBuilder
 
 
+# the builders' signature is BackendBuilder's: backend_for calls each with every argument
 def _openai(
     models: Sequence[PanelModel],
     llm: LLMSettings,
     *,
-    simulate: Callable[[], Backend],
+    simulate: Callable[[], Backend],  # noqa: ARG001 (a real endpoint does not simulate)
     environ: Mapping[str, str] | None,
 ) -> Backend:
     from curation.llm._client import OpenAIBackend  # the SDK only when it is used
@@ -82,12 +83,12 @@ def _openai(
     return OpenAIBackend(list(models), llm, environ=environ)
 
 
-def _simulated(
-    models: Sequence[PanelModel],
-    llm: LLMSettings,
+def _simulated(  # the caller's simulate() already holds its models and settings
+    models: Sequence[PanelModel],  # noqa: ARG001
+    llm: LLMSettings,  # noqa: ARG001
     *,
     simulate: Callable[[], Backend],
-    environ: Mapping[str, str] | None,
+    environ: Mapping[str, str] | None,  # noqa: ARG001
 ) -> Backend:
     return simulate()
 

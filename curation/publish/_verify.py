@@ -67,7 +67,7 @@ def read_manifest(dataset_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def _from_build_metrics(dataset_dir: Path, benchmark: str, version: str) -> dict[str, str] | None:
+def _from_build_metrics(dataset_dir: Path, benchmark: str) -> dict[str, str] | None:
     from curation.paths import build_metrics_path
 
     path = build_metrics_path(benchmark)
@@ -123,9 +123,9 @@ def _from_dvc_lock(dataset_dir: Path) -> dict[str, str] | None:
     return None
 
 
-def verify_build(dataset_dir: Path, *, benchmark: str, version: str) -> str:
+def verify_build(dataset_dir: Path, *, benchmark: str) -> str:
     """Raise PublishRefused unless every file matches the outside record; returns its name."""
-    record, algorithm, source = _from_build_metrics(dataset_dir, benchmark, version), "sha256", ""
+    record, algorithm, source = _from_build_metrics(dataset_dir, benchmark), "sha256", ""
     if record is not None:
         source = f"metrics/build/{benchmark}.json"
     elif (record := _from_build_record(dataset_dir, benchmark)) is not None:

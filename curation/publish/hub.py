@@ -54,6 +54,8 @@ class PublishResult:
     deleted: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        """What ``curate publish`` prints: the files a dry run would upload, or what the
+        upload changed, deleted and tagged (or that this version was already there)."""
         if self.status == "dry-run":
             total = sum(f.size for f in self.files)
             lines = [
@@ -107,6 +109,8 @@ def _hashes(path: Path) -> tuple[str, str, int]:
 
 
 def local_files(dataset_dir: Path) -> list[LocalFile]:
+    """The files a build publishes, with their size, sha256 and git blob sha1: a Hub file
+    whose LFS sha256 or blob id matches is not uploaded again."""
     out = []
     for rel in upload_files(dataset_dir):
         sha256, git, size = _hashes(dataset_dir / rel)
@@ -158,9 +162,7 @@ def check_dataset_dir(dataset_dir: str | Path, *, version: str) -> list[LocalFil
         )
     # the manifest sits beside the files: the check that counts is against a record
     # kept outside dist/ (the build metrics in git, or dvc.lock), disk/ copies included
-    verify_build(
-        root, benchmark=str(manifest.get("benchmark") or root.parent.name), version=version
-    )
+    verify_build(root, benchmark=str(manifest.get("benchmark") or root.parent.name))
     return local
 
 

@@ -239,7 +239,7 @@ def _long_to_cells(
         )
     for series, field in ((n_trials, names["n_trials"]), (n_correct, names["n_correct"])):
         _reject(
-            series.is_null(), file=file, field=field, message=lambda i: "required value missing"
+            series.is_null(), file=file, field=field, message=lambda _i: "required value missing"
         )
         _reject(
             (series != series.round()).fill_null(False),

@@ -70,6 +70,22 @@ def test_special_values_ints_and_nulls_are_kept() -> None:
     assert got["s"].to_list() == ["x", "y"] and got["n"].to_list() == [1, 2]
 
 
+def test_every_rounding_honours_its_digits() -> None:
+    """``digits`` is what each function rounds to (round_frame once ignored it)."""
+    value = 0.16589421968617946
+    df = pl.DataFrame(
+        {"f": [value, None], "g": pl.Series([value, 2.0], dtype=pl.Float32), "s": ["x", "y"]}
+    )
+    got = round_frame(df, digits=3)
+    assert got["f"].to_list() == [0.166, None]
+    assert got["g"].to_list() == pytest.approx([0.166, 2.0], rel=1e-7)  # float32's own bits
+    assert got["g"].dtype == pl.Float32 and got["s"].to_list() == ["x", "y"]
+    assert round_frame(df)["f"].to_list() == [0.1658942197, None]  # the default: 10 digits
+    assert round_array(np.array([value]), 3).tolist() == [0.166]
+    assert round_float(value, 3) == 0.166
+    assert round_floats({"x": [value]}, 3) == {"x": [0.166]}
+
+
 def test_every_writer_rounds(tmp_path) -> None:
     value = 0.16589421968617946
     write_json(tmp_path / "m.json", {"x": value, "y": [value]})

@@ -292,13 +292,13 @@ def test_leftover_folders_in_dist_do_not_change_the_metrics(project: Path):
     from curation.publish._verify import verify_build
 
     with pytest.raises(PublishRefused, match="no record of dist/toy/toy-0.9.0 outside dist/"):
-        verify_build(Path("dist/toy/toy-0.9.0"), benchmark="toy", version="0.9.0")
+        verify_build(Path("dist/toy/toy-0.9.0"), benchmark="toy")
     built = Path("dist/toy/toy-1.0.0")
-    assert verify_build(built, benchmark="toy", version="1.0.0") == "metrics/build/toy.json"
+    assert verify_build(built, benchmark="toy") == "metrics/build/toy.json"
     # without the metrics (a later build names its own folder), the build's own record
     metrics_file.unlink()
     record = ".build-records/toy/toy-1.0.0.json"
-    assert verify_build(built, benchmark="toy", version="1.0.0") == record
+    assert verify_build(built, benchmark="toy") == record
     (built / "CHANGELOG.md").write_text("edited after the build\n")
     with pytest.raises(PublishRefused, match="CHANGELOG.md"):
-        verify_build(built, benchmark="toy", version="1.0.0")
+        verify_build(built, benchmark="toy")
