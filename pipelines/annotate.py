@@ -70,6 +70,7 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `annotate` for one benchmark on the validated params: the line stage_main prints."""
     cfg = params.annotate
     responses_file = responses_path(benchmark)
     responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
@@ -199,6 +200,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.annotate``): validate params once, run, exit 0/2/3."""
     return stage_main("annotate", run, argv, per_benchmark=True, description=__doc__)
 
 

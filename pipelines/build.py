@@ -95,6 +95,7 @@ def _read_accepted(path: Path) -> pl.DataFrame:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `build` for one benchmark on the validated params: the line stage_main prints."""
     spec = params.benchmark(benchmark, params_file=params_file)
     settings = params.build
     if not spec.items.texts:
@@ -156,6 +157,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.build``): validate params once, run, exit 0/2/3."""
     return stage_main("build", run, argv, per_benchmark=True, description=__doc__)
 
 

@@ -22,6 +22,7 @@ from curation.stage_main import stage_main
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
+    """Run `check` for one benchmark on the validated params: the line stage_main prints."""
     settings = params.check
     list_limit = settings.list_limit
     responses = read_table(responses_path(benchmark), produced_by=f"responses@{benchmark}")
@@ -39,6 +40,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.check``): validate params once, run, exit 0/2/3."""
     return stage_main("check", run, argv, per_benchmark=True, description=__doc__)
 
 

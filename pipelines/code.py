@@ -18,6 +18,7 @@ from curation.stage_code import fingerprint, hashes_path, stage_scripts
 
 
 def run(root: Path) -> str:
+    """Rewrite the fingerprints whose text changed; returns which stages' fingerprints moved."""
     changed = []
     scripts = stage_scripts(root)
     for script in scripts:
@@ -35,6 +36,7 @@ def run(root: Path) -> str:
 
 
 def main() -> int:
+    """Console entry: fingerprint every stage; exit 0, or 2 with one message on bad input."""
     return guarded(lambda: print(run(Path.cwd()), flush=True), doing=lambda: "code")
 
 

@@ -119,6 +119,7 @@ def _skip(benchmark: str, formats: Sequence[str]) -> str:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `fill` for one benchmark on the validated params: the line stage_main prints."""
     if not params.benchmark(benchmark, params_file=params_file).items.texts:
         return _skip(benchmark, params.plots.format)
     settings = params.fill
@@ -181,6 +182,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.fill``): validate params once, run, exit 0/2/3."""
     return stage_main("fill", run, argv, per_benchmark=True, description=__doc__)
 
 

@@ -149,6 +149,7 @@ def _ecdf_on_grid(z: np.ndarray) -> np.ndarray:
 
 
 def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
+    """Run `gaps` over all benchmarks on the validated params: the line stage_main prints."""
     cfg = params.gaps
     names = list(params.benchmarks)
     tables = {b: read_table(difficulty_path(b), produced_by=f"annotate@{b}") for b in names}
@@ -230,6 +231,7 @@ def gaps_table(measures: list[Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.gaps``): validate params once, run, exit 0/2/3."""
     return stage_main("gaps", run, argv, per_benchmark=False, description=__doc__)
 
 

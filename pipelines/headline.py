@@ -61,6 +61,10 @@ def headline(
     *,
     primary: str = "uniform",
 ) -> dict[str, Any]:
+    """The headline figures of one benchmark from the gaps, fill and subsets metrics.
+
+    ``primary`` names the target whose DDM and subset lead when a benchmark has several.
+    """
     g = gaps.get(benchmark) or {}
     ddm = g.get("ddm")
     if isinstance(ddm, dict):  # one DDM per target (key-sorted): take the primary target's
@@ -83,6 +87,7 @@ def headline(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
+    """Run `headline` for one benchmark on the validated params: the line stage_main prints."""
     metrics = headline(
         benchmark,
         _read(GAPS_METRICS, "gaps"),
@@ -98,6 +103,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.headline``): validate params once, run, exit 0/2/3."""
     return stage_main("headline", run, argv, per_benchmark=True, description=__doc__)
 
 

@@ -21,6 +21,7 @@ from curation.stage_main import stage_main
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `ingest` for one benchmark on the validated params: the line stage_main prints."""
     spec = params.benchmark(benchmark, params_file=params_file)
     out = items_path(benchmark)
     texts = spec.items.texts
@@ -42,6 +43,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.ingest``): validate params once, run, exit 0/2/3."""
     return stage_main("ingest", run, argv, per_benchmark=True, description=__doc__)
 
 

@@ -202,6 +202,7 @@ def _with_verdicts(
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `judge` for one benchmark on the validated params: the line stage_main prints."""
     if not params.benchmark(benchmark, params_file=params_file).items.texts:
         write_table(empty_frame("candidate"), judged_path(benchmark), "candidate")
         write_skipped_metrics("judge", benchmark, judge_metrics_path(benchmark))
@@ -260,6 +261,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.judge``): validate params once, run, exit 0/2/3."""
     return stage_main("judge", run, argv, per_benchmark=True, description=__doc__)
 
 

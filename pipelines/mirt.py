@@ -79,6 +79,7 @@ def left_out(model_sets: dict[str, set[str]]) -> dict[str, str]:
 
 
 def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
+    """Run `mirt` over all benchmarks on the validated params: the line stage_main prints."""
     s = params.mirt
     pool = s.pool(params.benchmarks)  # ParamsFile checked that every listed one is configured
     listed = bool(s.benchmarks)
@@ -218,6 +219,7 @@ SKIPPED_LOADINGS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.mirt``): validate params once, run, exit 0/2/3."""
     return stage_main("mirt", run, argv, per_benchmark=False, description=__doc__)
 
 

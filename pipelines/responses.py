@@ -201,6 +201,7 @@ def _imported(params: ParamsFile, benchmark: str, *, params_file: str) -> str:
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `responses` for one benchmark on the validated params: the line stage_main prints."""
     settings, llm = params.collect, params.llm
     if not settings.enabled:
         return _imported(params, benchmark, params_file=params_file)
@@ -284,6 +285,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.responses``): validate params once, run, exit 0/2/3."""
     return stage_main("responses", run, argv, per_benchmark=True, description=__doc__)
 
 

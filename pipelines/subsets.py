@@ -91,6 +91,7 @@ def _check_sizes(params: ParamsFile, benchmark: str, *, n_items: int, params_fil
 
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
+    """Run `subsets` for one benchmark on the validated params: the line stage_main prints."""
     items, z, n_unmeasured = measured_z(benchmark)
     if not items:
         raise InputError("no item has a difficulty z", file=str(difficulty_path(benchmark)))
@@ -188,6 +189,7 @@ def _remove_stale(benchmark: str, *, keep: set[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry (``python -m pipelines.subsets``): validate params once, run, exit 0/2/3."""
     return stage_main("subsets", run, argv, per_benchmark=True, description=__doc__)
 
 
