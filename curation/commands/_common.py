@@ -6,7 +6,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from curation.responses import LogOptions
+    from collections.abc import Collection
+
+    from curation.responses import ImportedLogs, LogOptions
 
 
 def add_common(p: argparse.ArgumentParser, *, benchmarks: bool = True) -> None:
@@ -72,3 +74,39 @@ def task_matches(task: str, names: list[str]) -> bool:
 
     t = norm(task)
     return any(t == norm(n) or t.startswith(norm(n) + "_") for n in names)
+
+
+def read_task_logs(
+    args: argparse.Namespace,
+    benchmark: str,
+    tasks: list[str],
+    *,
+    known_items: Collection[str],
+    items_file: str,
+    refused: str = "",
+) -> ImportedLogs:
+    """``args.path`` read as ``args.format`` for ``benchmark``, refusing another lm-eval task.
+
+    A log of a task that is not one of ``tasks`` (nor a variant of one) is one InputError,
+    unless ``--accept-task``; ``refused`` says what the command then did not do.
+    """
+    from curation.errors import InputError
+    from curation.responses import read_logs
+
+    read = read_logs(
+        args.format,
+        args.path,
+        benchmark=benchmark,
+        known_items=known_items,
+        items_file=items_file,
+        options=log_options(args),
+    )
+    if read.task is not None and not args.accept_task and not task_matches(read.task, tasks):
+        raise InputError(
+            f"the log is lm-eval task {read.task!r}, but benchmark {benchmark!r} takes task(s) "
+            f"{', '.join(map(repr, tasks))}{refused} (a renamed task: list it in "
+            f"{args.params}: benchmarks.{benchmark}.lm_eval_tasks, or pass --accept-task)",
+            file=str(args.path),
+            field="task",
+        )
+    return read

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curation.commands._common import add_common, add_log_flags, log_options, task_matches
+from curation.commands._common import add_common, add_log_flags, log_options, read_task_logs
 from curation.responses import DEFAULT_FORMAT, READERS
 
 if TYPE_CHECKING:
@@ -72,7 +72,6 @@ def run(args: argparse.Namespace) -> int:
     from curation.io.tables import read_table
     from curation.params_model import read_params
     from curation.paths import items_path
-    from curation.responses import read_logs
     from curation.settings import parse_section
 
     if not args.benchmark or len(args.benchmark) != 1:
@@ -88,23 +87,13 @@ def run(args: argparse.Namespace) -> int:
     if args.format in TABLE_FORMATS:
         table, summary = _table(args, name, spec, known, str(items_file))
     else:
-        read = read_logs(
-            args.format,
-            args.path,
-            benchmark=name,
+        read = read_task_logs(
+            args,
+            name,
+            spec.lm_eval_tasks or [name],
             known_items=known,
             items_file=str(items_file),
-            options=log_options(args),
         )
-        tasks = spec.lm_eval_tasks or [name]
-        if read.task is not None and not args.accept_task and not task_matches(read.task, tasks):
-            raise InputError(
-                f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
-                f"{', '.join(map(repr, tasks))} (a renamed task: list it in {args.params}: "
-                f"benchmarks.{name}.lm_eval_tasks, or pass --accept-task)",
-                file=str(args.path),
-                field="task",
-            )
         table, summary = read.table, read.summary
     overrides = {
         k: getattr(args, k) for k in ("level", "draws", "seed") if getattr(args, k) is not None

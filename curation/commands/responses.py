@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from curation.commands._common import add_common, add_log_flags, log_options, task_matches
+from curation.commands._common import add_common, add_log_flags, log_options, read_task_logs
 from curation.responses import DEFAULT_FORMAT, READERS
 
 
@@ -21,7 +21,7 @@ def run_import(args: argparse.Namespace) -> int:
     from curation.io.tables import read_table
     from curation.params_model import read_params
     from curation.paths import imports_dir, items_path, responses_path
-    from curation.responses import read_logs, write_imports
+    from curation.responses import write_imports
 
     if args.out is not None:
         return _import_to_long(args)
@@ -33,23 +33,14 @@ def run_import(args: argparse.Namespace) -> int:
     spec = read_params(args.params).benchmark(name, params_file=args.params)
     items_file = items_path(name)
     items = read_table(items_file, produced_by=f"ingest@{name}")
-    read = read_logs(
-        args.format,
-        args.path,
-        benchmark=name,
+    read = read_task_logs(
+        args,
+        name,
+        spec.lm_eval_tasks or [name],
         known_items=items["item"].to_list(),
         items_file=str(items_file),
-        options=log_options(args),
+        refused="; nothing imported",
     )
-    tasks = spec.lm_eval_tasks or [name]
-    if read.task is not None and not args.accept_task and not task_matches(read.task, tasks):
-        raise InputError(
-            f"the log is lm-eval task {read.task!r}, but benchmark {name!r} takes task(s) "
-            f"{', '.join(map(repr, tasks))}; nothing imported (a renamed task: list it in "
-            f"{args.params}: benchmarks.{name}.lm_eval_tasks, or pass --accept-task)",
-            file=str(args.path),
-            field="task",
-        )
     print(read.summary)
     table = read.table
     current_file = responses_path(name)
