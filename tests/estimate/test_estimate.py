@@ -257,3 +257,16 @@ def test_settings_are_strict() -> None:
         EstimationSettings(levle=0.9)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         EstimationSettings(level=1.0)
+
+
+@pytest.mark.parametrize("m", [60, 100, 150])
+def test_anchor_on_a_1pl_embedding_fills_every_cluster(bank_1pl, m: int) -> None:
+    """The IRT embedding of a 1PL bank is a curve (one point per b): k-means empties
+    several clusters in one step, and refilling them moved one point twice (a crash, or a
+    NaN centre, on math-l5). Every cluster keeps a member: m distinct items, weights
+    summing to 1."""
+    bank, _ = bank_1pl
+    for seed in range(3):
+        d = select("anchor", bank, m, seed=seed, embedding="irt")
+        assert d.weights is not None and len(set(d.items)) == m
+        assert sum(d.weights) == pytest.approx(1.0) and min(d.weights) > 0
