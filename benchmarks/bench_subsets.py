@@ -2,7 +2,7 @@
 random subsets of the same size (issue 28).
 
     nice python benchmarks/bench_subsets.py [--project DIR] [-b gsm8k ...] [--sizes 25 50 100 200]
-                      [--folds 5] [--random-draws 20] [--draws 2000] [--seed 0]
+                      [--folds 5] [--random-draws 20] [--draws 2000] [--seed 0] [--repeats 5]
 
 For every benchmark (default: every one in the project's params.yaml with a response
 matrix in data/responses/; the project folder defaults to this checkout) and size m:
@@ -45,6 +45,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from benchmarks._table import print_table  # noqa: E402
@@ -145,6 +146,52 @@ def bench(project: Path, name: str, params_file: Path, args: argparse.Namespace)
     return out
 
 
+def repeats(project: Path, name: str, params_file: Path, args: argparse.Namespace) -> None:
+    """The same comparison at the verdict's size over ``--repeats`` fold splits and design
+    seeds: one seed's table is one draw of the folds and of each design, and on panels of
+    ~40 models designs differ from random by less than that draw's noise."""
+    params = read_params(params_file)
+    cfg = params.annotate
+    responses = pl.read_parquet(project / "data" / "responses" / f"{name}.parquet")
+    irt_model = json.loads((project / "data" / "calibration" / f"{name}.json").read_text())["model"]
+    m = 100 if 100 in args.sizes else max(args.sizes)
+    got: dict[str, list[tuple[Metrics, Metrics]]] = {}
+    for rep in range(args.repeats):
+        s = EstimationSettings(
+            folds=args.folds, random_draws=args.random_draws, draws=args.draws,
+            seed=args.seed + rep,
+        )  # fmt: skip
+        folds = make_folds(
+            responses, model=irt_model, folds=s.folds, seed=s.seed, fit_settings=cfg.settings,
+            benchmark=name, scale=cfg.scale,
+        )  # fmt: skip
+        base = random_baseline(folds, m, s)
+        got.setdefault("random", []).append((base["irt"], base["irt"]))
+        for design in DESIGNS:
+            v = validate(responses, m, design=design, settings=s, folds=folds, baseline=base,
+                         benchmark=name)  # fmt: skip
+            got.setdefault(design, []).append((v.estimators["irt"], base["irt"]))
+    rows = []
+    for design, pairs in got.items():
+        mae = [a.mae_pp for a, _ in pairs]
+        wins = f"{sum(a.mae_pp < r.mae_pp for a, r in pairs)}/{len(pairs)}"
+        rows.append([
+            name, str(m), design, _fmt(float(np.mean(mae))), _fmt(float(np.std(mae))),
+            _fmt(float(np.mean([r.mae_pp for _, r in pairs]))),
+            "-" if design == "random" else wins,
+            _fmt(float(np.mean([a.coverage for a, _ in pairs]))),
+            _fmt(float(np.mean([a.spearman or 0.0 for a, _ in pairs])), 3),
+        ])  # fmt: skip
+    print_table(
+        f"{name}: irt estimator at m={m} over {args.repeats} fold splits and design seeds "
+        f"(seeds {args.seed}..{args.seed + args.repeats - 1}; random = median of "
+        f"{args.random_draws} draws per split)",
+        ["benchmark", "m", "design", "mean MAE", "sd MAE", "random MAE", "beats random",
+         "cover90", "rho"],
+        rows,
+    )  # fmt: skip
+
+
 def verdict(name: str, result: dict, design: str) -> tuple[str, bool]:
     m = 100 if 100 in result["sizes"] else max(result["sizes"])  # the issue's bar is at m=100
     v: Validation = result["sizes"][m][design]
@@ -181,6 +228,10 @@ def main() -> int:
     ap.add_argument("--random-draws", type=int, default=20)
     ap.add_argument("--draws", type=int, default=2000, help="Monte Carlo draws per estimate")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--repeats", type=int, default=0,
+        help="also repeat the m=100 comparison over this many fold splits and design seeds",
+    )  # fmt: skip
     args = ap.parse_args()
     project = args.project.resolve()
     params_file = project / "params.yaml"
@@ -201,6 +252,8 @@ def main() -> int:
         print(f"  {text}")
     wins = sum(beat for _, beat in lines)
     print(f"  beats random on {wins}/{len(lines)} benchmarks (bar: >= 2 of 3)")
+    for b in names if args.repeats > 1 else []:
+        repeats(project, b, params_file, args)
     print(f"\n{time.perf_counter() - started:.0f} s")
     return 0
 
