@@ -28,7 +28,7 @@ estimator of the IRT family beats with that subset) and seconds per fold (calibr
 selection + estimation).
 
 The verdict per benchmark at m = 100 (or the largest size; issue 28's "done when"): the estimation
-design (``subsets.estimation.design``' default, anchor) with ``irt``: MAE ≤ max(2.0 pp,
+design (``subsets.estimation.design``' default, stratified) with ``irt``: MAE ≤ max(2.0 pp,
 1.25 × floor), beating random-m ``irt`` (median over draws, pooled folds), ρ ≥ 0.95,
 coverage in [0.85, 0.95]; then the ideal MAE of the design and of random items, and the
 smallest size tried that meets the error bar.
