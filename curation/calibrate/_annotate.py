@@ -418,6 +418,8 @@ def describe(a: Annotation, *, target_z: float, tolerance: float) -> str:
 
 
 def annotation_lineage(a: Annotation) -> dict[str, Any]:
+    """The annotation fields an item record keeps as its difficulty lineage (the persisted
+    key of the outcome is ``decision``)."""
     return {
         "decision": a.outcome,  # the persisted key of the outcome
         "trials_per_model": a.trials_per_model,

@@ -11,7 +11,8 @@
   anchor (cluster medoids, weighted), stratified (on b, weighted), information.
 * :func:`validate` → :class:`Validation` — leave-models-out figures of a design and its
   estimators beside random subsets' (:func:`make_folds`, :func:`random_baseline` share
-  work between designs and sizes).
+  work between designs and sizes); :func:`ideal_folds` redraws the held-out models from
+  the bank itself (the figures no IRT estimator can beat with that subset).
 * :func:`estimate_table` → :class:`EstimateReport` — every model of a response table
   against a bank, as ``curate estimate`` prints it (:meth:`EstimateReport.render`) and
   writes it (:func:`write_report`: estimate.json, schemas/estimate.schema.json).
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         Metrics,
         ModelResult,
         Validation,
+        ideal_folds,
         make_folds,
         random_baseline,
         validate,
@@ -70,6 +72,7 @@ _EXPORTS = {
     "estimate_models": "_estimate",
     "estimate_observed": "_estimate",
     "estimate_table": "_report",
+    "ideal_folds": "_validate",
     "make_folds": "_validate",
     "observed_of": "_estimate",
     "random_baseline": "_validate",
@@ -97,6 +100,7 @@ __all__ = [
     "estimate_models",
     "estimate_observed",
     "estimate_table",
+    "ideal_folds",
     "make_folds",
     "observed_of",
     "random_baseline",

@@ -82,6 +82,25 @@ def correctness_matrix(bank: ItemBank, responses: pl.DataFrame) -> FloatArray:
     return out
 
 
+def _refill_empty(labels: np.ndarray, dist: FloatArray, k: int) -> None:
+    """Give every empty cluster one point, in place: the point farthest from its own
+    centre among clusters that keep a member after it leaves, each point moved at most
+    once. (Moving "the farthest point" blindly can empty its own singleton cluster, or
+    move one point to two empty clusters in turn: an empty cluster, a NaN centre.)"""
+    counts = np.bincount(labels, minlength=k)
+    empties = np.flatnonzero(counts == 0)
+    if not empties.size:
+        return
+    far = dist[np.arange(labels.size), labels].copy()
+    for empty in empties:
+        movable = np.where(counts[labels] > 1, far, -np.inf)
+        i = int(np.argmax(movable))
+        counts[labels[i]] -= 1
+        labels[i] = int(empty)
+        counts[empty] = 1
+        far[i] = -np.inf
+
+
 def _kmeans(x: FloatArray, k: int, rng: np.random.Generator) -> tuple[FloatArray, np.ndarray]:
     """Lloyd's k-means with k-means++ seeding; an emptied cluster is re-seeded at the point
     farthest from its centre."""
@@ -99,10 +118,7 @@ def _kmeans(x: FloatArray, k: int, rng: np.random.Generator) -> tuple[FloatArray
     for _ in range(_KMEANS_ITER):
         dist = sq[:, None] - 2.0 * x @ centres.T + (centres**2).sum(axis=1)[None, :]
         new = np.argmin(dist, axis=1)
-        counts = np.bincount(new, minlength=k)
-        for empty in np.flatnonzero(counts == 0):
-            new[int(np.argmax(dist[np.arange(n), new]))] = int(empty)
-            counts = np.bincount(new, minlength=k)
+        _refill_empty(new, dist, k)
         if np.array_equal(new, labels):
             break
         labels = new

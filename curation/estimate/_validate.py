@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
 
-from curation.estimate._bank import FloatArray, ItemBank
+from curation.estimate._bank import FloatArray, ItemBank, expit
 from curation.estimate._design import Design, select
 from curation.estimate._estimate import (
     Observed,
@@ -28,6 +28,7 @@ from curation.estimate._estimate import (
     observed_of,
     point_estimate,
     predict,
+    theta_posterior,
 )
 from curation.estimate._settings import DesignName, EstimationSettings, EstimatorName
 
@@ -97,6 +98,27 @@ def make_folds(
         }
         observed = {k: v for k, v in observed.items() if v.idx.size}
         out.append(Fold(f, tuple(train), tuple(observed), bank, fit_seconds, train_resp, observed))
+    return out
+
+
+def ideal_folds(folds: Sequence[Fold], seed: int = 0, grid_points: int = 401) -> list[Fold]:
+    """The folds with every held-out model's responses redrawn from its fold's bank: at
+    the model's ability on all its items (posterior mean, item parameters fixed), the same
+    cells and trials. A world where the IRT model is the truth and the calibration exact,
+    so the error left is the subset's own sampling noise: what no estimator of the IRT
+    family can beat with that subset. Beside the real figures it says whether a
+    benchmark's error comes from the data's noise or from the method."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for f in folds:
+        redrawn = {}
+        for name, full in f.test_observed.items():
+            grid, w = theta_posterior(f.bank, full, grid_points)
+            theta = float(w @ grid)
+            p = expit(f.bank.a[full.idx] * (theta - f.bank.b[full.idx]))
+            k = rng.binomial(full.n.astype(np.int64), p).astype(np.float64)
+            redrawn[name] = Observed(idx=full.idx, k=k, n=full.n)
+        out.append(replace(f, test_observed=redrawn))
     return out
 
 

@@ -101,6 +101,8 @@ def bic_classic(loglik: float, cells: Cells, model: str) -> float:
 
 
 def fit_map(cells: Cells, model: str, settings: FitSettings) -> MapFit:
+    """The MAP fit of ``model`` (1pl or 2pl) on the cells: one entry point for callers that
+    hold cells already (refits, bootstrap), so they never pick the solver themselves."""
     return fit_map_2pl(cells, settings) if model == "2pl" else fit_map_1pl(cells, settings)
 
 

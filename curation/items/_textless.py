@@ -113,6 +113,8 @@ def skipped_record(stage: str, benchmark: str) -> dict[str, object]:
 
 
 def write_skipped_metrics(stage: str, benchmark: str, path: Path) -> None:
+    """Write the metrics file a stage owes for a benchmark it skips (no item texts), so
+    DVC still finds its declared output and the skip is recorded with its reason."""
     from curation.io.atomic import write_json
 
     write_json(path, skipped_record(stage, benchmark))

@@ -93,6 +93,9 @@ class SubsetInput:
 
 @dataclass(frozen=True)
 class CardOptions:
+    """The dataset card's metadata that does not come from the data (name, language,
+    tags, Hub repository, citation)."""
+
     pretty_name: str | None = None
     language: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -129,6 +132,10 @@ class BuildInputs:
 
 @dataclass(frozen=True)
 class BuildResult:
+    """What a build wrote: the version and its bump over the previous one, the dataset
+    folder, the configs written, the diff against the previous version and the review
+    summary."""
+
     benchmark: str
     version: str
     previous: str | None

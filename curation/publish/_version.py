@@ -25,6 +25,9 @@ _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 @dataclass(frozen=True, order=True)
 class SemVer:
+    """A release version MAJOR.MINOR.PATCH (ordered; :meth:`parse` reads one, :meth:`bump`
+    steps it)."""
+
     major: int
     minor: int
     patch: int

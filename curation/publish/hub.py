@@ -44,6 +44,9 @@ class LocalFile:
 
 @dataclass(frozen=True)
 class PublishResult:
+    """The outcome of one publish: repository, version, status, the files and what the
+    Hub commit changed or deleted."""
+
     repo_id: str
     version: str
     status: Status

@@ -35,6 +35,8 @@ def import_files(benchmark: str, folder: Path | None = None) -> list[Path]:
 
 
 def replaces_base(benchmark: str, folder: Path | None = None) -> bool:
+    """Whether the imports replace the bundled responses (the marker file in the imports
+    folder) instead of being overlaid on them."""
     return ((folder or imports_dir(benchmark)) / IMPORTS_REPLACE_MARKER).is_file()
 
 

@@ -53,6 +53,8 @@ def _parse(ts: str) -> datetime:
 
 
 def queue_stats(store: ReviewStore) -> QueueStats:
+    """The review queue's counts by status and each reviewer's decisions and pace, as
+    ``curate review stats`` prints them."""
     counts = store.counts()
     by_status = dict.fromkeys(STATUSES, 0)
     for by in counts.values():

@@ -35,12 +35,14 @@ def bank_1pl() -> tuple[ItemBank, pl.DataFrame]:
     return bank, resp.filter(pl.col("model").is_in(test))
 
 
+@pytest.mark.parametrize("design", ["random", EstimationSettings().design])
 @pytest.mark.parametrize("irt_model", ["1pl", "2pl"])
-def test_held_out_interval_coverage_is_near_nominal(irt_model: str) -> None:
+def test_held_out_interval_coverage_is_near_nominal(irt_model: str, design: str) -> None:
     """90% intervals cover the true full score of 85-95% of 150 held-out models (5 folds,
-    random 60-item subsets of 400 items, truth with model x item interactions)."""
+    60-item subsets of 400 items, random and the default estimation design, truth with
+    model x item interactions)."""
     resp = world(irt_model)
-    v = validate(resp, 60, design="random", settings=FAST, model=irt_model, baseline={})
+    v = validate(resp, 60, design=design, settings=FAST, model=irt_model, baseline={})  # type: ignore[arg-type]
     assert v.n_models == 150
     irt = v.estimators["irt"]
     assert 0.85 <= irt.coverage <= 0.95, irt
@@ -257,3 +259,16 @@ def test_settings_are_strict() -> None:
         EstimationSettings(levle=0.9)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         EstimationSettings(level=1.0)
+
+
+@pytest.mark.parametrize("m", [60, 100, 150])
+def test_anchor_on_a_1pl_embedding_fills_every_cluster(bank_1pl, m: int) -> None:
+    """The IRT embedding of a 1PL bank is a curve (one point per b): k-means empties
+    several clusters in one step, and refilling them moved one point twice (a crash, or a
+    NaN centre, on math-l5). Every cluster keeps a member: m distinct items, weights
+    summing to 1."""
+    bank, _ = bank_1pl
+    for seed in range(3):
+        d = select("anchor", bank, m, seed=seed, embedding="irt")
+        assert d.weights is not None and len(set(d.items)) == m
+        assert sum(d.weights) == pytest.approx(1.0) and min(d.weights) > 0

@@ -89,6 +89,8 @@ class Similarity:
 
 
 def benchmark_similarity(fit: MirtFit, data: MirtData) -> Similarity:
+    """How alike the benchmarks are: cosine of their mean loadings and the rank
+    correlations of the models' expected and observed scores, benchmark by benchmark."""
     profiles = {p.benchmark: np.array(p.mean_loading) for p in benchmark_profiles(fit)}
     names = fit.benchmarks
     k = len(names)
