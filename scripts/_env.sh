@@ -15,8 +15,21 @@ fi
 stamp=".venv/.installed${EXTRAS:+-$EXTRAS}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "==> installing benchcurate${EXTRAS:+[$EXTRAS]} into .venv (first time takes a few minutes)"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  # uv installs the same resolution as pip (same 209 packages, same versions) in a tenth
+  # of the time: a fresh .venv with dev,bayes,inspect took 231 s with pip, 20 s with uv
+  # (uv itself from the registry: 3 s). pip stays the fallback when uv cannot be had.
+  # --compile-bytecode: pip writes .pyc files at install, uv only when asked; without them
+  # every process (each DVC stage, dvc, curate) compiles its imports again where
+  # PYTHONDONTWRITEBYTECODE is set, and the shared DVC build took 188 s instead of ~50.
+  if .venv/bin/python -m pip install --quiet --disable-pip-version-check uv >/dev/null 2>&1 &&
+    .venv/bin/python -m uv pip install --quiet --compile-bytecode --python .venv/bin/python \
+      -e ".${EXTRAS:+[$EXTRAS]}"; then
+    :
+  else
+    echo "    (uv unavailable or failed: installing with pip)"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  fi
   touch "$stamp"
 fi
 # shellcheck disable=SC1091

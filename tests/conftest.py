@@ -194,7 +194,11 @@ def build_once(shared: Path, name: str, build: Callable[[Path], None]) -> Path:
 
 
 def long_seconds(item: pytest.Item) -> float:
-    """What ``@pytest.mark.long(seconds=...)`` says a test takes; 0 for the others."""
+    """What ``@pytest.mark.long(seconds=...)`` says a test takes; 0 for the others.
+
+    A test on a shared build (``built_repo``) is long even when its own call is short: it
+    may wait for the build, so it belongs in the front half that worksteal hands to one
+    worker, not at the start of the other's (tests/test_suite_plumbing.py checks it)."""
     mark = item.get_closest_marker("long")
     if mark is None:
         return 0.0

@@ -265,6 +265,8 @@ print(json.dumps(out))
 """
 
 
+# its own call takes seconds; the shared build it may wait for takes ~50 (conftest.py)
+@pytest.mark.long(seconds=55)
 def test_datasets_cache_keeps_builds_apart(built_repo: BuiltRepo, tmp_path: Path):
     """Two builds loaded in a row through one fresh `datasets` cache: each its own rows."""
     root = built_repo.path

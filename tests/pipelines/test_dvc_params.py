@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.pipelines._dvc import PER_BENCHMARK, dvc
@@ -45,6 +46,8 @@ def _stale(repo: Path) -> dict[str, list[str]]:
     return out
 
 
+# its own call takes ~10 s; the shared build it may wait for takes ~50 (conftest.py)
+@pytest.mark.long(seconds=60)
 def test_transport_keys_rerun_nothing_and_output_keys_rerun_their_stages(repo: Path):
     assert _stale(repo) == {}  # the copy is up to date
     built = (repo / "params.yaml").read_text()
