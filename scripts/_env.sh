@@ -14,7 +14,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=".venv/.installed${EXTRAS:+-$EXTRAS}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "==> installing benchcurate${EXTRAS:+[$EXTRAS]} into .venv (first time takes a few minutes)"
+  echo "==> installing benchcurate${EXTRAS:+[$EXTRAS]} into .venv (first time: under a minute with uv, minutes with pip)"
   # uv installs the same resolution as pip (same 209 packages, same versions) in a tenth
   # of the time: a fresh .venv with dev,bayes,inspect took 231 s with pip, 20 s with uv
   # (uv itself from the registry: 3 s). pip stays the fallback when uv cannot be had.
