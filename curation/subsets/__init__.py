@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     from curation.subsets._settings import (
         BenchmarkSubsetsSettings,
         ReferenceSettings,
+        SubsetEstimationSettings,
         SubsetsSettings,
         SubsetTarget,
     )
 
 _EXPORTS = {
     "BenchmarkSubsetsSettings": "_settings",
+    "SubsetEstimationSettings": "_settings",
     "SubsetsSettings": "_settings",
     "Coverage": "_report",
     "RankAgreement": "_ranking",
@@ -55,6 +57,7 @@ _EXPORTS = {
 
 __all__ = [
     "BenchmarkSubsetsSettings",
+    "SubsetEstimationSettings",
     "SubsetsSettings",
     "Coverage",
     "RankAgreement",
