@@ -15,6 +15,8 @@
 * :func:`estimate_table` → :class:`EstimateReport` — every model of a response table
   against a bank, as ``curate estimate`` prints it (:meth:`EstimateReport.render`) and
   writes it (:func:`write_report`: estimate.json, schemas/estimate.schema.json).
+* :func:`load_subset` → :class:`SubsetItems` — a published subset's items and weights
+  (``curate estimate --subset``: a config name or a table with item and weight).
 * :class:`EstimationSettings` — the knobs (level, draws, design, folds, seed, ...).
 """
 
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
         EstimationSettings,
         EstimatorName,
     )
+    from curation.estimate._subset import SubsetItems, load_subset
     from curation.estimate._validate import (
         Fold,
         Metrics,
@@ -65,11 +68,13 @@ _EXPORTS = {
     "ModelResult": "_validate",
     "Observed": "_estimate",
     "ScoreEstimate": "_estimate",
+    "SubsetItems": "_subset",
     "Validation": "_validate",
     "estimate": "_estimate",
     "estimate_models": "_estimate",
     "estimate_observed": "_estimate",
     "estimate_table": "_report",
+    "load_subset": "_subset",
     "make_folds": "_validate",
     "observed_of": "_estimate",
     "random_baseline": "_validate",
@@ -92,11 +97,13 @@ __all__ = [
     "ModelResult",
     "Observed",
     "ScoreEstimate",
+    "SubsetItems",
     "Validation",
     "estimate",
     "estimate_models",
     "estimate_observed",
     "estimate_table",
+    "load_subset",
     "make_folds",
     "observed_of",
     "random_baseline",
