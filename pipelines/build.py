@@ -98,7 +98,7 @@ def _estimation_inputs(params: ParamsFile, benchmark: str) -> list[EstimationSub
     out = []
     for m in params.subsets.estimation.sizes_list():
         name = estimation_name(m)
-        if name in metrics.get("skipped", {}):
+        if name in ((metrics.get("estimation") or {}).get("skipped") or {}):
             continue
         if name not in made:
             raise InputError(

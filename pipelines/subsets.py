@@ -173,7 +173,6 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         )
     estimation = _estimation(params, benchmark, responses, z=dict(zip(items, z, strict=True)))
     written += list(estimation["subsets"])
-    metrics["skipped"].update(estimation.pop("skipped"))
     blocks, seconds = validate_subsets(
         responses,
         [*specs, *estimation.pop("specs")],
@@ -202,7 +201,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     validate_records([metrics], "subsets_metrics", file=str(metrics_file))
     write_json(metrics_file, metrics)
     head = f"{benchmark}: {len(written)} subset(s) -> {subsets_dir(benchmark)}"
-    for name, why in metrics["skipped"].items():
+    for name, why in {**metrics["skipped"], **estimation["skipped"]}.items():
         lines.append(f"  skipped {name}: {why}")
     if why_not:
         lines.append(f"  τ not computed: {why_not}")
@@ -213,7 +212,7 @@ def _estimation(
     params: ParamsFile, benchmark: str, responses: Any, *, z: dict[str, float]
 ) -> dict[str, Any]:
     """The ``estimate-<m>`` subsets on the stored calibration, written; their metrics
-    entry (``specs`` and ``skipped`` are popped by the caller)."""
+    entry (``specs`` and ``seconds`` are popped by the caller)."""
     from curation.estimate import ItemBank
 
     settings = params.subsets.estimation
