@@ -34,10 +34,17 @@ from curation.paths import (
     subset_path,
     subsets_metrics_path,
 )
-from curation.publish import BuildInputs, BuildSettings, CardOptions, SubsetInput, build_dataset
+from curation.publish import (
+    BuildInputs,
+    BuildSettings,
+    CardOptions,
+    EstimationSubsetInput,
+    SubsetInput,
+    build_dataset,
+)
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
-from curation.subsets import read_difficulty
+from curation.subsets import estimation_name, read_difficulty
 
 
 def _repo_id(settings: BuildSettings, benchmark: str) -> str | None:
@@ -83,6 +90,37 @@ def _subset_inputs(params: ParamsFile, benchmark: str) -> tuple[list[SubsetInput
     return out, reference
 
 
+def _estimation_inputs(params: ParamsFile, benchmark: str) -> list[EstimationSubsetInput]:
+    """The ``estimate-<m>`` subsets the subsets stage wrote, with their validation."""
+    metrics_file = subsets_metrics_path(benchmark)
+    metrics = read_json(metrics_file, produced_by=f"subsets@{benchmark}")
+    made = (metrics.get("estimation") or {}).get("subsets") or {}
+    out = []
+    for m in params.subsets.estimation.sizes_list():
+        name = estimation_name(m)
+        if name in ((metrics.get("estimation") or {}).get("skipped") or {}):
+            continue
+        if name not in made:
+            raise InputError(
+                f"no estimation subset {name!r}; rerun `dvc repro subsets@{benchmark}`",
+                file=str(metrics_file),
+                field="estimation",
+            )
+        frame = read_table(subset_path(benchmark, name), produced_by=f"subsets@{benchmark}")
+        frame = frame.sort("k")
+        out.append(
+            EstimationSubsetInput(
+                name=name,
+                design=str(made[name]["design"]),
+                items=frame.get_column("item").to_list(),
+                weights=frame.get_column("weight").to_list(),
+                weighted=bool(made[name]["weighted"]),
+                estimation=made[name].get("estimation") or {},
+            )
+        )
+    return out
+
+
 def _read_accepted(path: Path) -> pl.DataFrame:
     try:
         return pl.read_parquet(path)
@@ -108,9 +146,11 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     accepted = _read_accepted(accepted_file) if accepted_file.is_file() else None
     decisions = settings.decisions
     subsets: list[SubsetInput] = []
+    estimation: list[EstimationSubsetInput] = []
     reference = None
     if settings.subsets:
         subsets, reference = _subset_inputs(params, benchmark)
+        estimation = _estimation_inputs(params, benchmark)
     card = settings.card
     inputs = BuildInputs(
         benchmark=benchmark,
@@ -125,6 +165,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         accepted_file=str(accepted_file) if accepted is not None else None,
         decisions_file=str(decisions) if decisions.is_file() else None,
         subsets=subsets,
+        estimation_subsets=estimation,
         reference=reference,
         card=CardOptions(
             pretty_name=card.pretty_name_for(benchmark),

@@ -1,8 +1,13 @@
-"""Stage `subsets`: calibrated subsets by quantile matching (SPEC §6).
+"""Stage `subsets`: calibrated subsets by quantile matching (SPEC §6), the estimation
+subsets, and how well each estimates the full score on held-out models (issue 28).
 
-Reads data/difficulty/<b>.parquet and data/responses/<b>.parquet (plus the responses of
-the reference benchmarks and the difficulty of benchmark targets); writes
-data/subsets/<b>/<target>-<m>.parquet and metrics/subsets/<b>.json.
+Reads data/difficulty/<b>.parquet, data/calibration/<b>.json and data/responses/<b>.parquet
+(plus the responses of the reference benchmarks and the difficulty of benchmark targets);
+writes data/subsets/<b>/<target>-<m>.parquet (quantile-matched),
+data/subsets/<b>/estimate-<m>.parquet (``subsets.estimation``: chosen to estimate the full
+score, with weights) and metrics/subsets/<b>.json, where every subset has an
+``estimation`` block: leave-models-out error, rank agreement and coverage of the
+project's estimator beside random subsets of the same size.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
 
 # isort: split
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -33,11 +39,16 @@ from curation.subsets import (
     RankAgreement,
     ReferenceRanking,
     SubsetReport,
+    SubsetSpec,
+    describe,
+    estimation_frame,
+    estimation_subsets,
     evaluate_subset,
     match_quantiles,
     measured_z,
     model_scores,
     rank_agreement,
+    validate_subsets,
 )
 
 
@@ -127,6 +138,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
 
     written: list[str] = []
     lines: list[str] = []
+    specs: list[SubsetSpec] = []
     for name, spec, m in params.subsets.names_for(benchmark):
         if m > len(items):
             metrics["skipped"][name] = f"m={m} exceeds the {len(items)} items with a z"
@@ -150,6 +162,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             "subset_item",
         )
         written.append(name)
+        specs.append(SubsetSpec(name, "quantile", m, target))
         metrics["subsets"][name] = report.to_metrics()
         tau = "n/a" if report.tau.tau is None else f"{report.tau.tau:.2f}"
         full = "n/a" if report.full_tau.tau is None else f"{report.full_tau.tau:.2f}"
@@ -158,6 +171,29 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             f"(full {report.full.ddm_target:.3f}), max gap {report.subset.max_gap:.3f}, "
             f"τ {tau} (full {full})"
         )
+    estimation = _estimation(params, benchmark, responses, z=dict(zip(items, z, strict=True)))
+    written += list(estimation["subsets"])
+    blocks, seconds = validate_subsets(
+        responses,
+        [*specs, *estimation.pop("specs")],
+        params.subsets.estimation,
+        irt_model=estimation["irt_model"],
+        fit_settings=params.annotate.settings,
+        scale=params.annotate.scale,
+        benchmark=benchmark,
+    )
+    for name, block in blocks.items():
+        where = metrics["subsets"] if name in metrics["subsets"] else estimation["subsets"]
+        where[name]["estimation"] = block
+    select_seconds = estimation.pop("seconds")
+    metrics["estimation"] = estimation
+    for name in [*(s.name for s in specs), *estimation["subsets"]]:
+        lines.append(f"  {name}: {describe(blocks[name])}")
+    lines.append(
+        f"  estimation: {len(estimation['subsets'])} subset(s) ({estimation['design']}), "
+        f"{len(blocks)} validated; {select_seconds + seconds:.1f} s (selection "
+        f"{select_seconds:.1f} s, validation {seconds:.1f} s)"
+    )
     _remove_stale(benchmark, keep=set(written))
     # the stage's DVC out is the folder: it exists even when every size was skipped
     subsets_dir(benchmark).mkdir(parents=True, exist_ok=True)
@@ -165,11 +201,45 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     validate_records([metrics], "subsets_metrics", file=str(metrics_file))
     write_json(metrics_file, metrics)
     head = f"{benchmark}: {len(written)} subset(s) -> {subsets_dir(benchmark)}"
-    for name, why in metrics["skipped"].items():
+    for name, why in {**metrics["skipped"], **estimation["skipped"]}.items():
         lines.append(f"  skipped {name}: {why}")
     if why_not:
         lines.append(f"  τ not computed: {why_not}")
     return "\n".join([head, *lines])
+
+
+def _estimation(
+    params: ParamsFile, benchmark: str, responses: Any, *, z: dict[str, float]
+) -> dict[str, Any]:
+    """The ``estimate-<m>`` subsets on the stored calibration, written; their metrics
+    entry (``specs`` and ``seconds`` are popped by the caller)."""
+    from curation.estimate import ItemBank
+
+    settings = params.subsets.estimation
+    started = time.perf_counter()
+    bank = ItemBank.load(benchmark)
+    designs, skipped = estimation_subsets(bank, responses, settings)
+    out: dict[str, Any] = {
+        "design": settings.design,
+        "estimator": "irt",
+        "irt_model": bank.model,
+        "sizes": list(settings.sizes_list()),
+        "subsets": {},
+        "skipped": skipped,
+        "specs": [],
+    }
+    for name, design in designs.items():
+        frame = estimation_frame(design, bank, benchmark=benchmark, name=name, z=z)
+        write_table(frame, subset_path(benchmark, name), "estimation_subset_item")
+        out["subsets"][name] = {
+            "design": design.design,
+            "m": design.m,
+            "n_items": bank.n_items,
+            "weighted": design.weights is not None,
+        }
+        out["specs"].append(SubsetSpec(name, design.design, design.m))  # type: ignore[arg-type]
+    out["seconds"] = time.perf_counter() - started  # printed, not in the metrics
+    return out
 
 
 def _with_note(report: SubsetReport, note: str | None) -> SubsetReport:

@@ -3,7 +3,11 @@
 The responses are read by the same readers as `curate responses import` (its ``--format``
 choices, :data:`curation.responses.READERS`) or from a long/wide table; the benchmark's
 stored calibration (data/calibration/<b>.json, data/difficulty/<b>.parquet) is used as is.
-The estimation is :func:`curation.estimate.estimate_table`.
+The estimation is :func:`curation.estimate.estimate_table`. ``--subset`` (a config name
+such as ``estimate-100`` or ``calibrated-uniform-100``, or a table with item and weight
+columns: :func:`curation.estimate.load_subset`) keeps the answers on the subset's items
+only, as if the model had run on the subset, and gives ``--estimator weighted`` the
+subset's weights.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from curation.benchmarks import BenchmarkSettings
+    from curation.estimate import SubsetItems
 
 TABLE_FORMATS = ("long", "wide")
 """Response tables (model, item, n_trials, n_correct / one column per item), read as a
@@ -65,10 +70,39 @@ def _table(
     return table, "; ".join([summary, *notes])
 
 
+def _on_subset(
+    table: pl.DataFrame, summary: str, subset: SubsetItems
+) -> tuple[pl.DataFrame, str, dict[str, float] | None]:
+    """The answers on the subset's items only, the summary saying so, its weights."""
+    import polars as pl
+
+    from curation.errors import InputError
+
+    inside = table.filter(pl.col("item").cast(pl.String).is_in(list(subset.items)))
+    if inside.height == 0:
+        raise InputError(
+            f"none of the answers is on an item of subset {subset.name!r} "
+            f"({len(subset.items)} items)",
+            file=subset.source,
+            field="item",
+        )
+    dropped = table["item"].n_unique() - inside["item"].n_unique()
+    note = f"subset {subset.name} ({len(subset.items)} items, {subset.source})"
+    if dropped:
+        note += f": {dropped} answered item(s) outside it left out"
+    return inside, f"{summary}; {note}", subset.weight_map()
+
+
 def run(args: argparse.Namespace) -> int:
     """Read the responses, estimate every model in them, print (and ``--out``) the table."""
     from curation.errors import InputError
-    from curation.estimate import EstimationSettings, ItemBank, estimate_table, write_report
+    from curation.estimate import (
+        EstimationSettings,
+        ItemBank,
+        estimate_table,
+        load_subset,
+        write_report,
+    )
     from curation.io.tables import read_table
     from curation.params_model import read_params
     from curation.paths import items_path
@@ -95,6 +129,11 @@ def run(args: argparse.Namespace) -> int:
             items_file=str(items_file),
         )
         table, summary = read.table, read.summary
+    weights = None
+    if args.subset is not None:
+        table, summary, weights = _on_subset(table, summary, load_subset(name, args.subset))
+    elif args.estimator == "weighted":
+        raise InputError("--estimator weighted needs --subset (the subset's weights)")
     overrides = {
         k: getattr(args, k) for k in ("level", "draws", "seed") if getattr(args, k) is not None
     }
@@ -107,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         summary=summary,
         estimator=args.estimator,
         settings=settings,
+        weights=weights,
     )
     print(report.render())
     if args.out is not None:
@@ -140,11 +180,18 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--estimator",
-        choices=("irt", "raw"),
+        choices=("irt", "raw", "weighted"),
         default="irt",
         help="irt (default): observed successes + the IRT prediction of the unseen items; "
         "raw: the plain accuracy on the answered items (not the full score unless they are "
-        "a random sample)",
+        "a random sample); weighted: the accuracy weighted by --subset's weights",
+    )
+    p.add_argument(
+        "--subset",
+        default=None,
+        help="estimate from the answers on this subset's items only: a config "
+        "(estimate-<m>, calibrated-<target>-<m>; data/subsets/<b>/) or a table with an item "
+        "column (and weight, e.g. a published estimate-<m> shard)",
     )
     p.add_argument("--level", type=float, default=None, help="interval level (default 0.9)")
     p.add_argument("--draws", type=int, default=None, help="Monte Carlo draws (default 2000)")

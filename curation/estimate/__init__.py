@@ -16,6 +16,8 @@
 * :func:`estimate_table` → :class:`EstimateReport` — every model of a response table
   against a bank, as ``curate estimate`` prints it (:meth:`EstimateReport.render`) and
   writes it (:func:`write_report`: estimate.json, schemas/estimate.schema.json).
+* :func:`load_subset` → :class:`SubsetItems` — a published subset's items and weights
+  (``curate estimate --subset``: a config name or a table with item and weight).
 * :class:`EstimationSettings` — the knobs (level, draws, design, folds, seed, ...).
 """
 
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
         EstimationSettings,
         EstimatorName,
     )
+    from curation.estimate._subset import SubsetItems, load_subset
     from curation.estimate._validate import (
         Fold,
         Metrics,
@@ -67,12 +70,14 @@ _EXPORTS = {
     "ModelResult": "_validate",
     "Observed": "_estimate",
     "ScoreEstimate": "_estimate",
+    "SubsetItems": "_subset",
     "Validation": "_validate",
     "estimate": "_estimate",
     "estimate_models": "_estimate",
     "estimate_observed": "_estimate",
     "estimate_table": "_report",
     "ideal_folds": "_validate",
+    "load_subset": "_subset",
     "make_folds": "_validate",
     "observed_of": "_estimate",
     "random_baseline": "_validate",
@@ -95,12 +100,14 @@ __all__ = [
     "ModelResult",
     "Observed",
     "ScoreEstimate",
+    "SubsetItems",
     "Validation",
     "estimate",
     "estimate_models",
     "estimate_observed",
     "estimate_table",
     "ideal_folds",
+    "load_subset",
     "make_folds",
     "observed_of",
     "random_baseline",

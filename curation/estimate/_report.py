@@ -5,6 +5,7 @@ calibration, as a terminal table and as ``estimate.json`` (schemas/estimate.sche
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,10 +128,19 @@ def estimate_table(
     summary: str,
     estimator: EstimatorName = "irt",
     settings: EstimationSettings | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> EstimateReport:
     """Every model of a response table (model, item, n_trials, n_correct) estimated
     against ``bank``. Answered items the bank has no difficulty for are left out (and
-    listed); a model with none of the bank's items is an :class:`InputError`."""
+    listed); a model with none of the bank's items is an :class:`InputError`.
+    ``weights`` (item -> weight, an estimation subset's): what ``estimator="weighted"``
+    averages the answered items with."""
+    if estimator == "weighted" and weights is None:
+        raise InputError(
+            "estimator 'weighted' needs the subset's weights (curate estimate --subset "
+            "estimate-<m>)",
+            file=source,
+        )
     for col in ("model", "item", "n_trials", "n_correct"):
         if col not in responses.columns:
             raise InputError(f"responses lack column {col!r}", file=source, field=col)
@@ -150,7 +160,9 @@ def estimate_table(
             file=source,
             field="item",
         )
-    estimates = estimate_models(bank, kept, estimator=estimator, settings=settings, source=source)
+    estimates = estimate_models(
+        bank, kept, estimator=estimator, weights=weights, settings=settings, source=source
+    )
     return EstimateReport(
         bank=bank,
         estimates=tuple(estimates),

@@ -2,7 +2,7 @@
 
 * :func:`build_dataset` (:class:`BuildInputs` → :class:`BuildResult`) — configs
   ``original``, ``filled`` (original + human-accepted additions) and
-  ``calibrated-<target>-<m>``; typed :func:`hf_features` from
+  ``calibrated-<target>-<m>`` and ``estimate-<m>`` (with weights); typed :func:`hf_features` from
   ``schemas/published_item.schema.json``; parquet shards + ``save_to_disk`` copies, card,
   figures, CHANGELOG and a semantic version under ``dist/<benchmark>/<version>/``.
 * :func:`publish` — the explicit upload (one commit + tag), refusing invalid, simulated
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         BuildInputs,
         BuildResult,
         CardOptions,
+        EstimationSubsetInput,
         SubsetInput,
         build_dataset,
     )
@@ -53,6 +54,7 @@ _EXPORTS = {
     "BuildInputs": "_build",
     "BuildResult": "_build",
     "CardOptions": "_build",
+    "EstimationSubsetInput": "_build",
     "Diff": "_version",
     "Problem": "_checks",
     "PublishRefused": "_checks",
@@ -84,6 +86,7 @@ __all__ = [
     "BuildResult",
     "CardOptions",
     "Diff",
+    "EstimationSubsetInput",
     "Problem",
     "PublishRefused",
     "PublishResult",

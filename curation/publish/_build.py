@@ -53,12 +53,12 @@ from curation.publish._card import (
 )
 from curation.publish._checks import record_problems
 from curation.publish._features import hf_features
-from curation.publish._layout import MANIFEST, SPLIT, upload_files
+from curation.publish._layout import MANIFEST, SPLIT, record_schema, upload_files
 from curation.publish._records import (
-    PUBLISHED,
     accepted_records,
     calibration_id,
     difficulty_sources,
+    estimate_records,
     original_records,
     subset_records,
 )
@@ -88,7 +88,23 @@ class SubsetInput:
     target: str
     items: list[str]
     metrics: Mapping[str, Any] = field(default_factory=dict)
-    """From metrics/subsets: ddm_target, full_ddm_target, tau (dict), full_tau, ..."""
+    """From metrics/subsets: ddm_target, full_ddm_target, tau (dict), full_tau, ...,
+    estimation (the held-out validation block, or {"unavailable": why})."""
+
+
+@dataclass(frozen=True)
+class EstimationSubsetInput:
+    """An estimation subset to publish as config ``estimate-<m>`` (its name), with the
+    weights that rebuild the full score (data/subsets/<b>/estimate-<m>.parquet)."""
+
+    name: str
+    design: str
+    items: list[str]
+    weights: list[float]
+    weighted: bool = True
+    """The design gives weights (else each item weighs 1/m)."""
+    estimation: Mapping[str, Any] = field(default_factory=dict)
+    """The held-out validation block (metrics/subsets ``estimation.subsets.<name>``)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +140,7 @@ class BuildInputs:
     accepted_file: str | None = None
     decisions_file: str | None = None
     subsets: list[SubsetInput] = field(default_factory=list)
+    estimation_subsets: list[EstimationSubsetInput] = field(default_factory=list)
     reference: str | None = None
     card: CardOptions = field(default_factory=CardOptions)
     figure_formats: tuple[str, ...] = DEFAULT_FORMATS
@@ -297,8 +314,10 @@ def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[
     }
     for sub in inputs.subsets:
         frames[f"calibrated-{sub.name}"] = subset_records(original, sub.items, name=sub.name)
+    for est in inputs.estimation_subsets:
+        frames[est.name] = estimate_records(original, est.items, est.weights, name=est.name)
     for config, df in frames.items():
-        validate_frame(df, PUBLISHED, file=f"{inputs.benchmark} config {config}")
+        validate_frame(df, record_schema(config), file=f"{inputs.benchmark} config {config}")
     return frames, review.to_dict(), cal
 
 
@@ -317,9 +336,14 @@ def _card_context(
     for name, df in frames.items():
         cov = _coverage(df)
         desc = descriptions.get(name)
-        if desc is None:
+        est = next((e for e in inputs.estimation_subsets if e.name == name), None)
+        if est is not None:
+            desc = f"{df.height} items chosen to estimate the full score ({est.design} design" + (
+                ", weighted)" if est.weighted else ")"
+            )
+        elif desc is None:
             sub = next(s for s in inputs.subsets if f"calibrated-{s.name}" == name)
-            desc = f"{df.height} items quantile-matched to {sub.target}"
+            desc = f"{df.height} items quantile-matched to {sub.target} (difficulty-balanced)"
         configs.append(
             ConfigInfo(
                 name=name,
@@ -361,8 +385,19 @@ def _card_context(
                 "full_tau": m.get("full_tau"),
                 "reference": inputs.reference,
                 "tau_note": tau.get("note") if isinstance(tau, dict) else None,
+                "estimation": dict(m.get("estimation") or {}),
             }
         )
+    estimation = [
+        {
+            "config": est.name,
+            "design": est.design,
+            "m": len(est.items),
+            "weighted": est.weighted,
+            "estimation": dict(est.estimation),
+        }
+        for est in inputs.estimation_subsets
+    ]
     opts = inputs.card
     return CardContext(
         benchmark=inputs.benchmark,
@@ -380,6 +415,7 @@ def _card_context(
         additions=additions,
         review=review,
         subsets=subsets,
+        estimation=estimation,
         problems=problems,
         task_categories=list(
             opts.task_categories or DEFAULT_TASKS.get(inputs.domain, ["question-answering"])
@@ -568,10 +604,10 @@ def build_dataset(
     os.umask(mask)
     os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes 0700; the build gets the usual mode
     try:
-        features = hf_features(PUBLISHED)
         configs: dict[str, dict[str, Any]] = {}
         with _quiet_datasets():
             for config, df in frames.items():
+                features = hf_features(record_schema(config))
                 ds = datasets.Dataset.from_dict(df.to_dict(as_series=False), features=features)
                 _write_shards(ds, tmp / "data" / config, max_shard_rows)
                 datasets.DatasetDict({SPLIT: ds}).save_to_disk(str(tmp / "disk" / config))

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from curation.publish._card_estimation import estimation_lines
 from curation.publish._card_resolution import resolution_lines
 from curation.publish._layout import SPLIT
 from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
@@ -113,6 +114,9 @@ class CardContext:
     source_datasets: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     """Facts of the build for Uses / Limitations (panel, items at the ends, review)."""
+    estimation: list[dict[str, Any]] = field(default_factory=list)
+    """The ``estimate-<m>`` configs: config, design, m, weighted, estimation (the held-out
+    validation block); each calibrated subset's own block is ``subsets[i]["estimation"]``."""
     resolution: dict[str, Any] = field(default_factory=dict)
     """:meth:`curation.measure.Resolution.to_metrics` of the original items, or
     ``{"unavailable": reason}`` (section "Resolution and anchoring")."""
@@ -278,6 +282,7 @@ def render_card(ctx: CardContext) -> str:
         ):
             add(f"Kendall τ is not available: {cell(note)}.")
             add("")
+    out += estimation_lines(ctx.benchmark, ctx.subsets, ctx.estimation)
     add("## Provenance")
     add("")
     add(f"- **Source benchmark:** {cell(ctx.source)}")
@@ -403,6 +408,17 @@ def uses_section(ctx: CardContext) -> list[str]:
     """What the configs are for, with this build's panel."""
     f = ctx.facts
     subsets = ", ".join(f"`{s['config']}`" for s in ctx.subsets) or "none in this build"
+    estimates = ", ".join(f"`{e['config']}`" for e in ctx.estimation)
+    estimate_use = (
+        [
+            f"- **Estimate a new model's full score cheaply:** {estimates} (subsets chosen "
+            "for it): run the model on one, then `curate estimate --subset <config>` gives "
+            "the full score with a 90% interval (its held-out error next to random items' is "
+            "under Estimating the full score from a subset)."
+        ]
+        if ctx.estimation
+        else []
+    )
     return [
         "## Uses",
         "",
@@ -413,7 +429,9 @@ def uses_section(ctx: CardContext) -> list[str]:
         "items aimed at the largest gaps of the difficulty axis.",
         f"- **Cheaper evaluation with a chosen difficulty distribution:** the calibrated "
         f"subsets ({subsets}) match a target distribution; their DDM to the target and "
-        "ranking agreement (Kendall τ) are under Calibrated subsets.",
+        "ranking agreement (Kendall τ) are under Calibrated subsets. Their plain accuracy "
+        "is not the full-benchmark score.",
+        *estimate_use,
         "- **Place a new item on the same scale:** z comes with its calibration "
         f"(`{ctx.calibration_id}`), so online calibration of new items lands on this axis.",
         "- **Not for:** training data (these are test items), or comparing z across "

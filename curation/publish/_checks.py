@@ -14,9 +14,9 @@ import polars as pl
 
 from curation.candidates import SIMULATED
 from curation.errors import CurationError
+from curation.publish._layout import record_schema
 from curation.schemas import validate_frame
 
-PUBLISHED = "published_item"
 _SOURCE_KEYS = {"source", "difficulty_source", "response_source", "backend", "data_source"}
 
 
@@ -95,7 +95,7 @@ def check_publishable(frames: dict[str, pl.DataFrame], *, files: dict[str, str])
     """Raise :class:`PublishRefused` naming the first offending record(s); validate every
     record against the published schema first (an invalid one raises ``InputError``)."""
     for config, df in frames.items():
-        validate_frame(df, PUBLISHED, file=files.get(config, config))
+        validate_frame(df, record_schema(config), file=files.get(config, config))
         dupes = df.filter(pl.col("item").is_duplicated())
         if dupes.height:
             raise PublishRefused(

@@ -5,6 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 MANIFEST = "manifest.json"
+PUBLISHED = "published_item"
+"""The record type of every config but the estimation ones."""
+PUBLISHED_ESTIMATE = "published_estimate_item"
+"""The record type of an ``estimate-<m>`` config: a published item plus its weight."""
+ESTIMATE_CONFIG_PREFIX = "estimate-"
+
+
+def record_schema(config: str) -> str:
+    """The record type (schemas/<name>.schema.json) of a config's records."""
+    return PUBLISHED_ESTIMATE if config.startswith(ESTIMATE_CONFIG_PREFIX) else PUBLISHED
+
+
 SPLIT = "test"
 UPLOADED_TOP = ("README.md", "CHANGELOG.md")
 UPLOADED_DIRS = ("data", "figures")

@@ -215,6 +215,21 @@ def subset_records(original: pl.DataFrame, items: list[str], *, name: str) -> pl
     return conform(df.sort("_k"), PUBLISHED)
 
 
+def estimate_records(
+    original: pl.DataFrame, items: list[str], weights: list[float], *, name: str
+) -> pl.DataFrame:
+    """The records of an estimation subset (config ``estimate-<m>``): the original items,
+    in the subset's order, with the weight that rebuilds the full score."""
+    from curation.publish._layout import PUBLISHED_ESTIMATE
+
+    if len(items) != len(weights):
+        raise InputError(f"estimation subset {name!r}: {len(items)} items, {len(weights)} weights")
+    df = subset_records(original, items, name=name).with_columns(
+        pl.Series("weight", [float(w) for w in weights], dtype=pl.Float64)
+    )
+    return conform(df, PUBLISHED_ESTIMATE)
+
+
 def record_key_fields() -> list[str]:
     """Fields compared by the changelog (all of the published record)."""
     return field_names(PUBLISHED)

@@ -10,6 +10,10 @@
   ``sizes_for``, ``targets_for`` → :class:`SubsetTarget`, ``reference_for`` →
   :class:`ReferenceSettings`, ``names_for``).
 * :func:`read_difficulty`, :func:`measured_z` — the annotate stage's table, as read here.
+* :func:`estimation_subsets`, :func:`estimation_frame` — the ``estimate-<m>`` subsets
+  (``subsets.estimation``: :class:`SubsetEstimationSettings`), chosen to estimate the
+  full score, with weights; :func:`validate_subsets` (:class:`SubsetSpec`) — every
+  published subset validated on held-out models beside random subsets (issue 28).
 """
 
 from typing import TYPE_CHECKING
@@ -17,6 +21,15 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from curation.subsets._estimation import (
+        SubsetSpec,
+        describe,
+        estimation_block,
+        estimation_frame,
+        estimation_name,
+        estimation_subsets,
+        validate_subsets,
+    )
     from curation.subsets._inputs import measured_z, read_difficulty
     from curation.subsets._match import Subset, match_quantiles, quantile_levels, target_ppf
     from curation.subsets._ranking import (
@@ -29,12 +42,21 @@ if TYPE_CHECKING:
     from curation.subsets._settings import (
         BenchmarkSubsetsSettings,
         ReferenceSettings,
+        SubsetEstimationSettings,
         SubsetsSettings,
         SubsetTarget,
     )
 
 _EXPORTS = {
+    "SubsetSpec": "_estimation",
+    "describe": "_estimation",
+    "estimation_block": "_estimation",
+    "estimation_frame": "_estimation",
+    "estimation_name": "_estimation",
+    "estimation_subsets": "_estimation",
+    "validate_subsets": "_estimation",
     "BenchmarkSubsetsSettings": "_settings",
+    "SubsetEstimationSettings": "_settings",
     "SubsetsSettings": "_settings",
     "Coverage": "_report",
     "RankAgreement": "_ranking",
@@ -54,7 +76,15 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "SubsetSpec",
+    "describe",
+    "estimation_block",
+    "estimation_frame",
+    "estimation_name",
+    "estimation_subsets",
+    "validate_subsets",
     "BenchmarkSubsetsSettings",
+    "SubsetEstimationSettings",
     "SubsetsSettings",
     "Coverage",
     "RankAgreement",

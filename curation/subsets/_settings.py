@@ -17,6 +17,9 @@ subsets:
                                # | {kind: models, models: [best, ..., worst]} | none
   benchmarks:                  # optional per-benchmark overrides of sizes/targets/reference
     crux: {sizes: [100]}
+  estimation:                  # subsets made to estimate the full score (issue 28)
+    sizes: [100]               # one estimate-<m> subset per size (a size >= the items: skipped)
+    design: anchor             # and curation.estimate.EstimationSettings' other keys
 ```
 
 Targets are parsed by ``curation.measure.parse_target`` (the one reader of target
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, PositiveInt, field_validator, model_validator
 
 from curation.errors import ConfigError
+from curation.estimate import EstimationSettings
 from curation.settings import Section, TargetSpec, default_targets, key_error
 
 if TYPE_CHECKING:
@@ -43,6 +47,9 @@ if TYPE_CHECKING:
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 """A subset target's name: it names files (``<target>-<m>.parquet``) and HF configs."""
+ESTIMATE_PREFIX = "estimate"
+"""The estimation subsets' name stem: ``estimate-<m>`` (file and HF config); no target
+may take it (its ``<target>-<m>`` files would collide)."""
 
 
 def _slug(text: str) -> str:
@@ -79,6 +86,11 @@ class SubsetTarget:
             target = cls(name=str(given or parsed.key), spec=body)
         if not NAME_RE.match(target.name):
             raise ValueError(f"name {target.name!r} must match {NAME_RE.pattern}")
+        if target.name == ESTIMATE_PREFIX:
+            raise ValueError(
+                f"name {target.name!r} is reserved for the estimation subsets "
+                f"({ESTIMATE_PREFIX}-<m>); set another `name:`"
+            )
         return target
 
     def resolve(self, load_z: Callable[[str], np.ndarray] | None = None) -> Target:
@@ -169,6 +181,23 @@ class BenchmarkSubsetsSettings(Section):
         return value
 
 
+class SubsetEstimationSettings(EstimationSettings):
+    """``subsets.estimation``: the subsets made to estimate a new model's full-benchmark
+    score (``estimate-<m>``, design ``design``, with weights), and the leave-models-out
+    validation the stage runs on every published subset (issue 28). The other keys are
+    :class:`curation.estimate.EstimationSettings`'."""
+
+    sizes: Sizes = Field(default_factory=lambda: [100])
+    """Sizes m of the ``estimate-<m>`` subsets (one per size). A size at or above a
+    benchmark's number of calibrated items is skipped, with its reason in the metrics
+    (the full benchmark needs no estimate)."""
+
+    def sizes_list(self) -> tuple[int, ...]:
+        """The sizes, each once."""
+        sizes = self.sizes
+        return tuple(dict.fromkeys([sizes] if isinstance(sizes, int) else sizes))
+
+
 class SubsetsSettings(Section):
     """params.yaml ``subsets``: calibrated subsets by quantile matching (SPEC §6)."""
 
@@ -183,6 +212,9 @@ class SubsetsSettings(Section):
     """The reference ranking Kendall τ is computed against."""
     benchmarks: dict[str, BenchmarkSubsetsSettings] = Field(default_factory=dict)
     """Per-benchmark overrides of ``sizes``, ``targets`` and ``reference``."""
+    estimation: SubsetEstimationSettings = SubsetEstimationSettings()
+    """The estimation subsets (``estimate-<m>``) and the held-out validation of every
+    subset: a score on the subset as an estimate of the full-benchmark score."""
 
     @field_validator("targets")
     @classmethod

@@ -95,7 +95,7 @@ def write_benchmark(root: Path, benchmark: str, *, source: str = "imported") -> 
     (root / f"data/calibration/{benchmark}.json").write_text(
         json.dumps(
             {
-                "format": "benchcurate-calibration/1",
+                "format": "benchcurate.irt.calibration/1",
                 "benchmark": benchmark,
                 "model": "1pl",
                 "abilities": abilities,

@@ -165,9 +165,21 @@ subsets:
 def _write(root: Path, benchmark: str, z: np.ndarray, abilities: dict[str, float]) -> None:
     items = [f"{benchmark}-{i:03d}" for i in range(z.size)]
     (root / "data/difficulty").mkdir(parents=True, exist_ok=True)
-    pl.DataFrame({"benchmark": benchmark, "item": items, "z": z}).write_parquet(
+    zc = np.clip(z, 1e-3, 1 - 1e-3)
+    b = np.log(zc / (1 - zc))  # the stored calibration's b (estimate-<m> subsets read it)
+    pl.DataFrame({"benchmark": benchmark, "item": items, "z": z, "b": b}).write_parquet(
         root / f"data/difficulty/{benchmark}.parquet"
     )
+    (root / "data/calibration").mkdir(parents=True, exist_ok=True)
+    calibration = {
+        "format": "benchcurate.irt.calibration/1",
+        "benchmark": benchmark,
+        "model": "1pl",
+        "abilities": {m: float(4 * (t - 0.5)) for m, t in abilities.items()},
+        "panel": list(abilities),
+        "scale": {"method": "logistic", "c": 0.0, "s": 1.0},
+    }
+    (root / f"data/calibration/{benchmark}.json").write_text(json.dumps(calibration))
     rows = [
         {
             "benchmark": benchmark,

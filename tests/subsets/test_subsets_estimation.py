@@ -1,0 +1,249 @@
+"""Subsets as full-score estimators (issue 28): the `subsets` stage's ``estimate-<m>``
+subsets and the held-out validation of every subset, the card's sentences, and
+``curate estimate --subset``.
+
+The stage runs on a matrix-only benchmark (a response matrix, no item texts: 30 models x
+120 items drawn from a 1PL), so it also shows such a benchmark gets the same figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import yaml
+
+from curation.publish._card_estimation import estimation_lines, estimation_sentence
+from tests.conftest import TOY_PARAMS, add_imports_dir, copy_project
+from tests.stage_cli import run_stage
+
+N_MODELS, N_ITEMS = 30, 120
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _matrix() -> pl.DataFrame:
+    rng = np.random.default_rng(7)
+    theta = rng.normal(0.0, 1.2, N_MODELS)
+    b = rng.normal(-1.5, 0.7, N_ITEMS)  # easy-heavy: a uniform-z subset is not the full mix
+    p = 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    y = (rng.random((N_MODELS, N_ITEMS)) < p).astype(int)
+    return pl.DataFrame(
+        {"model": [f"m{j:02d}" for j in range(N_MODELS)]}
+        | {f"it{i:03d}": y[:, i] for i in range(N_ITEMS)}
+    )
+
+
+def _params() -> dict:
+    params = yaml.safe_load(TOY_PARAMS)
+    params["benchmarks"] = {
+        "lb": {
+            "domain": "leaderboard",
+            "license": "CC-BY-4.0",
+            "source": "a leaderboard's per-sample matrix (tests)",
+            "items": {"texts": False, "path": "raw/lb.csv"},
+            "responses": {"path": "raw/lb.csv", "layout": "wide", "n_trials": 1},
+        }
+    }
+    params["annotate"] = {"loo": False, "laplace_draws": 50}
+    params["subsets"] = {
+        "sizes": [30],
+        "targets": ["uniform"],
+        "reference": "none",
+        "estimation": {"sizes": [40, 500], "folds": 3, "random_draws": 20, "draws": 300},
+    }
+    return params
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The matrix-only project after ingest, responses, annotate and subsets."""
+    import contextlib
+
+    root = tmp_path_factory.mktemp("estimation")
+    (root / "raw").mkdir()
+    _matrix().write_csv(root / "raw" / "lb.csv")
+    add_imports_dir(root, "lb")
+    (root / "releases").mkdir()
+    (root / "params.yaml").write_text(yaml.safe_dump(_params(), sort_keys=False))
+    with contextlib.chdir(root):
+        for stage in ("ingest", "responses", "annotate", "subsets"):
+            assert run_stage([stage, "--benchmark", "lb"]) == 0, stage
+    return root
+
+
+@pytest.fixture
+def project(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = copy_project(built, tmp_path / "p")
+    monkeypatch.chdir(root)
+    return root
+
+
+def _metrics(root: Path) -> dict:
+    return json.loads((root / "metrics/subsets/lb.json").read_text())
+
+
+def test_matrix_only_benchmark_gets_the_estimation_subset_and_every_block(project: Path):
+    import jsonschema
+
+    metrics = _metrics(project)
+    schema = json.loads((REPO / "schemas/subsets_metrics.schema.json").read_text())
+    jsonschema.validate(metrics, schema)  # the stage's output, against the schema itself
+
+    est = metrics["estimation"]
+    assert list(est["subsets"]) == ["estimate-40"]
+    assert "not below the 120 calibrated items" in est["skipped"]["estimate-500"]
+    assert "estimate-500" not in metrics["skipped"]  # the quantile subsets' list is unchanged
+    blocks = {
+        "uniform-30": metrics["subsets"]["uniform-30"]["estimation"],
+        "estimate-40": est["subsets"]["estimate-40"]["estimation"],
+    }
+    assert blocks["uniform-30"]["design"] == "quantile"  # re-matched in each fold
+    assert blocks["estimate-40"]["design"] == est["design"] == "anchor"
+    for name, block in blocks.items():
+        assert "unavailable" not in block, name
+        assert block["folds"] == 3 and block["n_models"] == N_MODELS  # every model held out once
+        assert block["random"]["draws"] == 20
+        assert block["beats_random"] == (block["mae_pp"] < block["random"]["mae_pp"])
+        assert block["mae_pp"] <= block["p90_ae_pp"] + 1e-9 <= block["max_ae_pp"] + 2e-9
+        assert 0 < block["mae_pp"] < 15 and block["spearman"] > 0.7, (name, block)
+    assert blocks["uniform-30"]["weighted"] is None  # quantile: no weights
+    assert blocks["estimate-40"]["weighted"] is not None
+
+
+def test_the_estimation_subset_file_holds_the_design_on_the_stored_calibration(project: Path):
+    from curation.estimate import ItemBank, select
+    from curation.schemas import validate_frame
+
+    frame = pl.read_parquet(project / "data/subsets/lb/estimate-40.parquet")
+    validate_frame(frame, "estimation_subset_item", file="estimate-40")
+    assert frame.height == 40 and frame["k"].to_list() == list(range(1, 41))
+    assert frame["weight"].sum() == pytest.approx(1.0, abs=1e-6)
+    bank = ItemBank.load("lb")
+    responses = pl.read_parquet(project / "data/responses/lb.parquet")
+    want = select("anchor", bank, 40, seed=0, responses=responses)
+    assert tuple(frame["item"]) == want.items
+    assert frame["weight"].to_list() == pytest.approx(list(want.weights or ()), abs=1e-6)
+
+
+def test_a_panel_too_small_for_the_folds_says_so(project: Path):
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["subsets"]["estimation"]["folds"] = N_MODELS - 1  # needs N_MODELS + 1 models
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_stage(["subsets", "--benchmark", "lb"]) == 0
+    metrics = _metrics(project)
+    why = metrics["subsets"]["uniform-30"]["estimation"]["unavailable"]
+    assert f"needs at least {N_MODELS + 1} panel models, the panel has {N_MODELS}" in why
+    assert metrics["estimation"]["subsets"]["estimate-40"]["estimation"] == {"unavailable": why}
+    line = estimation_sentence("calibrated-uniform-30", "lb", {"unavailable": why})
+    assert "not validated as a full-score estimator" in line and "panel has 30" in line
+
+
+def test_curate_estimate_on_a_subset_uses_its_items_and_weights(
+    project: Path, capsys: pytest.CaptureFixture[str]
+):
+    from curation.cli import main
+
+    frame = pl.read_parquet(project / "data/subsets/lb/estimate-40.parquet")
+    weights = dict(zip(frame["item"], frame["weight"], strict=True))
+    rng = np.random.default_rng(3)  # a new model, answering every item
+    answers = pl.DataFrame(
+        {
+            "model": ["new"] * N_ITEMS,
+            "item": [f"it{i:03d}" for i in range(N_ITEMS)],
+            "n_trials": [1] * N_ITEMS,
+            "n_correct": rng.integers(0, 2, N_ITEMS).tolist(),
+        }
+    )
+    answers.write_csv(project / "new.csv")
+    args = ["estimate", "-b", "lb", "--format", "long", "--path", "new.csv"]
+    out = project / "est.json"
+    weighted = ["--subset", "estimate-40", "--estimator", "weighted", "--out", str(out)]
+    assert main([*args, *weighted]) == 0
+    printed = capsys.readouterr().out
+    assert "subset estimate-40 (40 items" in printed and "80 answered item(s) outside" in printed
+    got = json.loads(out.read_text())["estimates"][0]
+    assert got["n_seen"] == 40
+    on = answers.filter(pl.col("item").is_in(list(weights)))
+    truth = sum(weights[i] * k for i, k in zip(on["item"], on["n_correct"], strict=True))
+    assert got["estimate"] == pytest.approx(truth, abs=1e-6)  # the weighted accuracy, by hand
+
+    # a quantile subset by its config name: its items only; weighted needs weights
+    assert main([*args, "--subset", "calibrated-uniform-30", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["estimates"][0]["n_seen"] == 30
+    capsys.readouterr()
+    assert main([*args, "--subset", "calibrated-uniform-30", "--estimator", "weighted"]) == 2
+    assert "needs the subset's weights" in capsys.readouterr().err
+
+
+# ---- the card ---------------------------------------------------------------------------
+
+
+def _block(mae: float, rand: float, **over: object) -> dict:
+    fig = {"p90_ae_pp": 6.54, "max_ae_pp": 9.87, "rmse_pp": 4.0, "spearman": 0.961,
+           "kendall": 0.843, "coverage": 0.88}  # fmt: skip
+    block = {
+        "design": "anchor", "estimator": "irt", "m": 100, "folds": 5, "n_models": 42,
+        "level": 0.9, "mae_pp": mae, **fig,
+        "subset_accuracy": {**fig, "mae_pp": 24.02},
+        "weighted": None,
+        "random": {**fig, "mae_pp": rand, "p90_ae_pp": 4.32, "spearman": 0.912, "draws": 20},
+        "beats_random": mae < rand, "floor_pp": 0.65,
+    }  # fmt: skip
+    return block | over
+
+
+def test_the_card_sentence_states_the_metrics_numbers():
+    text = estimation_sentence("estimate-100", "gsm8k", _block(3.21, 4.56))
+    assert (
+        "a score on this 100-item subset estimates the full gsm8k score within 3.21 pp on "
+        "average (90% of models within 6.54 pp, worst 9.87 pp; Spearman ρ 0.96 and Kendall "
+        "τ 0.84 with the full ranking; its 90% intervals hold 88% of the models); 100 random "
+        "items: 4.56 pp (90% within 4.32 pp; ρ 0.91" in text
+    )
+    assert "Worse than random" not in text
+
+
+def test_a_subset_worse_than_random_says_so():
+    text = estimation_sentence("calibrated-uniform-100", "gsm8k", _block(2.08, 1.86))
+    assert (
+        "**Worse than random:** 100 random items estimate the full score better (1.86 pp "
+        "against 2.08 pp)" in text
+    )
+    # the flag decides, as the stage computed it
+    tied = estimation_sentence("x", "gsm8k", _block(1.86, 1.86, beats_random=False))
+    assert "Worse than random" in tied
+
+
+def test_quantile_configs_say_what_they_are_for():
+    lines = "\n".join(
+        estimation_lines(
+            "gsm8k",
+            [
+                {
+                    "config": "calibrated-uniform-100",
+                    "target": "uniform",
+                    "estimation": _block(2.1, 1.9),
+                }
+            ],
+            [
+                {
+                    "config": "estimate-100",
+                    "design": "anchor",
+                    "m": 100,
+                    "weighted": True,
+                    "estimation": _block(1.5, 1.9),
+                }
+            ],
+        )  # fmt: skip
+    )
+    quantile = next(x for x in lines.splitlines() if x.startswith("- `calibrated-uniform-100`"))
+    assert "difficulty-balanced benchmark" in quantile
+    assert "its plain accuracy is not the full score" in quantile
+    assert "off by 24.02 pp on average" in quantile
+    assert "`curate estimate --subset calibrated-uniform-100`" in quantile
+    estimate = next(x for x in lines.splitlines() if x.startswith("- `estimate-100`"))
+    assert "within 1.50 pp on average" in estimate and "Worse than random" not in estimate
+    assert "5-fold leave-models-out over 42 panel models" in lines
