@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 import yaml
 
+from curation.estimate import EstimationSettings
 from curation.publish._card_estimation import estimation_lines, estimation_sentence
 from tests.conftest import TOY_PARAMS, add_imports_dir, copy_project
 from tests.stage_cli import run_stage
@@ -101,7 +102,8 @@ def test_matrix_only_benchmark_gets_the_estimation_subset_and_every_block(projec
         "estimate-40": est["subsets"]["estimate-40"]["estimation"],
     }
     assert blocks["uniform-30"]["design"] == "quantile"  # re-matched in each fold
-    assert blocks["estimate-40"]["design"] == est["design"] == "anchor"
+    default = EstimationSettings().design
+    assert blocks["estimate-40"]["design"] == est["design"] == default
     for name, block in blocks.items():
         assert "unavailable" not in block, name
         assert block["folds"] == 3 and block["n_models"] == N_MODELS  # every model held out once
@@ -114,7 +116,7 @@ def test_matrix_only_benchmark_gets_the_estimation_subset_and_every_block(projec
 
 
 def test_the_estimation_subset_file_holds_the_design_on_the_stored_calibration(project: Path):
-    from curation.estimate import ItemBank, select
+    from curation.estimate import EstimationSettings, ItemBank, select
     from curation.schemas import validate_frame
 
     frame = pl.read_parquet(project / "data/subsets/lb/estimate-40.parquet")
@@ -123,7 +125,7 @@ def test_the_estimation_subset_file_holds_the_design_on_the_stored_calibration(p
     assert frame["weight"].sum() == pytest.approx(1.0, abs=1e-6)
     bank = ItemBank.load("lb")
     responses = pl.read_parquet(project / "data/responses/lb.parquet")
-    want = select("anchor", bank, 40, seed=0, responses=responses)
+    want = select(EstimationSettings().design, bank, 40, seed=0, responses=responses)
     assert tuple(frame["item"]) == want.items
     assert frame["weight"].to_list() == pytest.approx(list(want.weights or ()), abs=1e-6)
 
