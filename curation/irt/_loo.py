@@ -183,7 +183,7 @@ def refit_2pl(
 # ---- one-step approximation (leaderboard-sized panels) ------------------------------------
 
 
-def _dense(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
+def dense_counts(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
     """Correct and trial counts as models × items arrays (0 where a cell is missing)."""
     m, i = cells.n_models, cells.n_items
     flat = cells.mi.astype(np.int64) * i + cells.ii
@@ -223,7 +223,7 @@ def one_step_loo(
     two = a is not None
     a_ = np.ones_like(b) if a is None else a
     al = np.log(a_)
-    kk, nn = _dense(cells)
+    kk, nn = dense_counts(cells)
     eta = a_[None, :] * (theta[:, None] - b[None, :])
     p = logistic(eta)
     r = kk - nn * p  # residual per cell (0 where missing)
