@@ -224,7 +224,7 @@ def loo_stability(
                 model=model,
                 abilities={},
                 scale=make_scale(scale, th_sub, b_sub, (k_i >= n_i) | (k_i <= 0)),
-                panel=[],
+                panel=(),
                 created_by="",
             ).to_z(b_sub)
             rows.append(_loo_row(cells.models[j], j, idx, b_sub, z_sub, full))

@@ -242,7 +242,7 @@ def one_step_loo(
     out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     wa2 = w * (a_**2)[None, :]  # θ–b cross block (up to sign) and the θ curvature's terms
     wea = w * eta * a_[None, :] if two else None  # θ–log a cross block
-    chunk = max(1, min(models.size, 2**22 // max(1, b.size)))
+    chunk = max(1, 2**22 // max(m_all, b.size))  # ~32 MB per models × chunk array
     for lo in range(0, models.size, chunk):
         js = models[lo : lo + chunk]
         cols = np.arange(js.size)
