@@ -100,7 +100,13 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         fit_seconds = time.perf_counter() - started
         loo = (
             loo_stability(
-                responses, model=model, seed=cfg.seed, scale=cfg.scale, settings=cfg.settings
+                responses,
+                model=model,
+                seed=cfg.seed,
+                scale=cfg.scale,
+                exact_max_models=cfg.loo_exact_max_models,
+                exact_top=cfg.loo_exact_top,
+                settings=cfg.settings,
             )
             if run_loo
             else None
@@ -156,6 +162,11 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         metrics["loo"] = {k: round(v, 6) for k, v in loo["overall"].items()}
         worst = max(loo["per_model"], key=lambda r: r["max_abs_dz"])
         metrics["loo"]["most_influential_model"] = worst["dropped"]
+        if loo["mode"] != "exact":  # exact mode: the figures (and bytes) as before
+            metrics["loo"]["mode"] = loo["mode"]
+            metrics["loo"]["n_exact"] = loo["n_exact"]
+            metrics["loo"]["approx_tol"] = loo["approx_tol"]
+            metrics["loo"]["approx_error"] = round(loo["approx_error"], 6)
     validate_records([metrics], "irt_metrics", file=str(irt_metrics_path(benchmark)))
     try:  # every output is checked before the first is written: none or all of them
         json.dumps(metrics, allow_nan=False)
@@ -188,9 +199,14 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         f"{diag['n_none_solved']} none-solved"
     )
     if metrics["loo"]:
+        loo_mode = (
+            "exact refits"
+            if "mode" not in metrics["loo"]
+            else f"approximate, {metrics['loo']['n_exact']} exact refits"
+        )
         text += (
             f"; leave-one-model-out max |dz| {metrics['loo']['max_abs_dz']:.3f} "
-            f"({metrics['loo']['most_influential_model']})"
+            f"({metrics['loo']['most_influential_model']}; {loo_mode})"
         )
     if diag.get("fallback_reason"):
         text += f"\n  note: {diag['fallback_reason']}"

@@ -9,7 +9,7 @@ import polars as pl
 
 from curation.irt._data import Cells, encode
 from curation.irt._fit import FitResult, bic, bic_classic, fit_cells, n_params
-from curation.irt._loo import refit_1pl, refit_2pl, warm_start
+from curation.irt._loo import dense_counts, one_step_loo, refit_1pl, refit_2pl, warm_start
 from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
@@ -94,6 +94,37 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(rx @ ry) / den if den > 0 else float("nan")
 
 
+LOO_EXACT_TOP = 20
+"""Models refitted exactly when the panel is large enough for the approximation: the
+ones whose removal moves z most by it."""
+
+LOO_APPROX_TOL = 0.02
+"""Stated tolerance of the one-step approximation: |max |dz|| (per dropped model) within
+this of the exact refit's on simulated and bundled matrices (tests/irt)."""
+
+
+def _loo_row(
+    dropped: str, j: int, idx: np.ndarray, b_sub: np.ndarray, z_sub: np.ndarray, full: FitResult
+) -> dict[str, Any]:
+    b_full = full.items["b"].to_numpy()
+    z_full = full.items["z"].to_numpy()
+    theta_full = full.models["theta"].to_numpy()
+    cal = full.calibration
+    shift = float(np.mean(np.delete(theta_full, j)))
+    dz = np.abs(z_sub - z_full[idx])
+    dz_aligned = np.abs(cal.to_z(b_sub + shift) - z_full[idx])
+    rho = spearman(b_full[idx], b_sub) if idx.size > 1 else float("nan")
+    return {
+        "dropped": dropped,
+        "n_items": int(idx.size),
+        "max_abs_dz": float(dz.max()),
+        "mean_abs_dz": float(dz.mean()),
+        "max_abs_dz_aligned": float(dz_aligned.max()),
+        "mean_abs_dz_aligned": float(dz_aligned.mean()),
+        "spearman_b": float(rho),
+    }
+
+
 def _refit_warm(
     sub: Cells, model: str, s: FitSettings, full: FitResult, j: int, idx: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -115,6 +146,8 @@ def loo_stability(
     seed: int = 0,
     scale: ScaleMethod = "panel",
     method: LooMethod = "warm",
+    exact_max_models: int | None = None,
+    exact_top: int = LOO_EXACT_TOP,
     settings: FitSettings | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
@@ -131,6 +164,16 @@ def loo_stability(
     (:mod:`curation.irt._loo`): the same mode to within the fit tolerance, several
     times faster. ``"refit"`` refits from scratch with :func:`fit` (the reference; also
     what leaderboard-sized panels use).
+
+    Above ``exact_max_models`` models (None: never) no model is refitted at first: every
+    leave-out mode is approximated from the full fit (:func:`curation.irt._loo.one_step_loo`,
+    checked against exact refits to within :data:`LOO_APPROX_TOL` in |dz| in the tests),
+    then the ``exact_top`` models whose removal moves z most by that approximation are
+    refitted exactly and their rows replaced (``"mode": "approximate"``; the figures of
+    the rest are approximations). ``approx_error`` is the largest |Δ max |dz|| between
+    approximation and refit over the refitted models: the approximation's measured error
+    where it matters most. At or below it (default) every model is refitted (``"mode":
+    "exact"``).
     """
     check_choice("model", model, MODELS)
     check_choice("scale", scale, SCALES)
@@ -140,43 +183,65 @@ def loo_stability(
     if cells.n_models < 3:
         raise ValueError(f"leave-one-model-out needs at least 3 models, got {cells.n_models}")
     full = fit_cells(cells, model=model, method="map", seed=seed, scale=scale, settings=s)
-    cal = full.calibration
     b_full = full.items["b"].to_numpy()
-    z_full = full.items["z"].to_numpy()
     theta_full = full.models["theta"].to_numpy()
     warm = method == "warm" and not _big(cells, s)
-    rows = []
-    for j, dropped in enumerate(cells.models):
+    a_full = full.items["a"].to_numpy() if model == "2pl" else None
+
+    def sub_z(sub: Cells, th_sub: np.ndarray, b_sub: np.ndarray) -> np.ndarray:
+        _, k_i, n_i = sub.item_stats()
+        return Calibration(
+            model=model,
+            abilities=dict(zip(sub.models, th_sub.tolist(), strict=True)),
+            scale=make_scale(scale, th_sub, b_sub, (k_i >= n_i) | (k_i <= 0)),
+            panel=sub.models,
+            created_by="",
+        ).to_z(b_sub)
+
+    def exact_row(j: int) -> dict[str, Any]:
         sub = cells.drop_model(j)
         idx = np.unique(cells.ii[cells.mi != j])  # the full fit's index of sub.items
         if warm:
             th_sub, b_sub = _refit_warm(sub, model, s, full, j, idx)
-            _, k_i, n_i = sub.item_stats()
-            z_sub = Calibration(
-                model=model,
-                abilities=dict(zip(sub.models, th_sub.tolist(), strict=True)),
-                scale=make_scale(scale, th_sub, b_sub, (k_i >= n_i) | (k_i <= 0)),
-                panel=sub.models,
-                created_by="",
-            ).to_z(b_sub)
+            z_sub = sub_z(sub, th_sub, b_sub)
         else:
             refit = fit_cells(sub, model=model, method="map", seed=seed, scale=scale, settings=s)
             b_sub, z_sub = refit.items["b"].to_numpy(), refit.items["z"].to_numpy()
-        shift = float(np.mean(np.delete(theta_full, j)))
-        dz = np.abs(z_sub - z_full[idx])
-        dz_aligned = np.abs(cal.to_z(b_sub + shift) - z_full[idx])
-        rho = spearman(b_full[idx], b_sub) if idx.size > 1 else float("nan")
-        rows.append(
-            {
-                "dropped": dropped,
-                "n_items": int(idx.size),
-                "max_abs_dz": float(dz.max()),
-                "mean_abs_dz": float(dz.mean()),
-                "max_abs_dz_aligned": float(dz_aligned.max()),
-                "mean_abs_dz_aligned": float(dz_aligned.mean()),
-                "spearman_b": float(rho),
-            }
-        )
+        return _loo_row(cells.models[j], j, idx, b_sub, z_sub, full)
+
+    approximate = exact_max_models is not None and cells.n_models > exact_max_models
+    extra: dict[str, Any] = {"mode": "exact"}
+    if not approximate:
+        rows = [exact_row(j) for j in range(cells.n_models)]
+    else:
+        rows = []
+        steps = one_step_loo(cells, s, theta_full, b_full, a_full, np.arange(cells.n_models))
+        kk, nn = dense_counts(cells)
+        k_all, n_all = kk.sum(0), nn.sum(0)
+        for j, (idx, th_sub, b_sub) in enumerate(steps):
+            k_i, n_i = (k_all - kk[j])[idx], (n_all - nn[j])[idx]
+            z_sub = Calibration(
+                model=model,
+                abilities={},
+                scale=make_scale(scale, th_sub, b_sub, (k_i >= n_i) | (k_i <= 0)),
+                panel=(),
+                created_by="",
+            ).to_z(b_sub)
+            rows.append(_loo_row(cells.models[j], j, idx, b_sub, z_sub, full))
+        order = np.argsort([-r["max_abs_dz"] for r in rows], kind="stable")
+        top = order[: min(exact_top, cells.n_models)].tolist()
+        err = 0.0
+        for j in top:
+            exact = exact_row(j)
+            err = max(err, abs(exact["max_abs_dz"] - rows[j]["max_abs_dz"]))
+            rows[j] = exact
+        extra = {
+            "mode": "approximate",
+            "n_exact": len(top),
+            "exact_max_models": exact_max_models,
+            "approx_tol": LOO_APPROX_TOL,
+            "approx_error": err,
+        }
     col = {key: np.array([r[key] for r in rows]) for key in rows[0] if key != "dropped"}
     overall = {
         "max_abs_dz": float(col["max_abs_dz"].max()),
@@ -191,6 +256,7 @@ def loo_stability(
         "scale": scale,
         "seed": seed,
         "method": "warm" if warm else "refit",
+        **extra,
         "n_models": cells.n_models,
         "n_items": cells.n_items,
         "per_model": rows,

@@ -114,6 +114,12 @@ class AnnotateSettings(Section):
     """Seed of the NUTS chains and of the Laplace draws."""
     loo: bool = True
     """Leave-one-model-out stability of z."""
+    loo_exact_max_models: PositiveInt = 200
+    """Up to this many models every leave-one-out fit is an exact (warm-started) refit;
+    above it each is approximated from the full fit and only the ``loo_exact_top`` most
+    influential are refitted (the mode and the measured error go into the metrics)."""
+    loo_exact_top: NonNegativeInt = 20
+    """Models refitted exactly in the approximate mode: those whose removal moves z most."""
     laplace_draws: PositiveInt = 1000
     """Draws of b written beside a MAP fit (the gap intervals use them)."""
     settings: FitSettings = FitSettings()

@@ -1,0 +1,93 @@
+"""The one-step leave-one-model-out approximation against exact refits (issue 30 item 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from curation.irt import loo_stability, simulate_responses
+from curation.irt._checks import LOO_APPROX_TOL
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _gsm8k() -> Path:
+    """The bundled matrix: this checkout's, else the main worktree's (a git worktree
+    shares the repository but not the DVC outputs)."""
+    rel = Path("data") / "responses" / "gsm8k.parquet"
+    common = REPO / ".git"
+    if common.is_file():  # a linked worktree: "gitdir: <main>/.git/worktrees/<name>"
+        gitdir = Path(common.read_text().split(":", 1)[1].strip())
+        return next((p for p in (REPO / rel, gitdir.parents[2] / rel) if p.exists()), REPO / rel)
+    return REPO / rel
+
+
+GSM8K = _gsm8k()
+
+
+def _col(result: dict, key: str) -> np.ndarray:
+    return np.array([r[key] for r in result["per_model"]])
+
+
+def _both(df: pl.DataFrame, model: str) -> tuple[dict, dict]:
+    exact = loo_stability(df, model=model)
+    approx = loo_stability(df, model=model, exact_max_models=1, exact_top=0)
+    return exact, approx
+
+
+def _check_close(exact: dict, approx: dict) -> None:
+    assert exact["mode"] == "exact" and approx["mode"] == "approximate"
+    assert [r["dropped"] for r in exact["per_model"]] == [r["dropped"] for r in approx["per_model"]]
+    assert _col(exact, "n_items").tolist() == _col(approx, "n_items").tolist()
+    for key in ("max_abs_dz", "mean_abs_dz", "max_abs_dz_aligned", "mean_abs_dz_aligned"):
+        err = np.max(np.abs(_col(exact, key) - _col(approx, key)))
+        assert err <= LOO_APPROX_TOL, (key, err)
+    assert np.max(np.abs(_col(exact, "spearman_b") - _col(approx, "spearman_b"))) <= 0.01
+    assert abs(exact["overall"]["max_abs_dz"] - approx["overall"]["max_abs_dz"]) <= LOO_APPROX_TOL
+
+
+@pytest.mark.parametrize("model", ["1pl", "2pl"])
+def test_approximation_matches_exact_refits_on_simulated_data(model: str) -> None:
+    df, _ = simulate_responses(
+        n_models=60, n_items=150, n_trials=1, model=model, missing=0.1, seed=3
+    )
+    _check_close(*_both(df, model))
+
+
+@pytest.mark.parametrize("model", ["1pl", "2pl"])
+def test_approximation_matches_exact_refits_on_gsm8k(model: str) -> None:
+    if not GSM8K.exists():
+        pytest.skip("data/responses/gsm8k.parquet not materialised (dvc pull)")
+    _check_close(*_both(pl.read_parquet(GSM8K), model))
+
+
+def test_top_k_catches_the_most_influential_model() -> None:
+    """A planted outlier (the strongest model by far: the panel scale's top end) is the
+    model whose removal moves z most; the approximate mode must refit it exactly."""
+    df, _ = simulate_responses(n_models=40, n_items=120, n_trials=1, model="1pl", seed=7)
+    items = df["item"].unique().sort()
+    star = pl.DataFrame({"model": "model-star", "item": items})
+    star = star.join(df.select("item", "n_trials").unique("item"), on="item")
+    star = star.with_columns(pl.col("n_trials").alias("n_correct"))
+    star = star.select(df.columns).cast(dict(df.schema))  # type: ignore[arg-type]
+    df = pl.concat([df, star])
+    exact = loo_stability(df, model="1pl")
+    worst = exact["per_model"][int(np.argmax(_col(exact, "max_abs_dz")))]["dropped"]
+    assert worst == "model-star"
+    approx = loo_stability(df, model="1pl", exact_max_models=10, exact_top=3)
+    assert approx["mode"] == "approximate" and approx["n_exact"] == 3
+    row = next(r for r in approx["per_model"] if r["dropped"] == worst)
+    ref = next(r for r in exact["per_model"] if r["dropped"] == worst)
+    assert row == ref  # refitted exactly, not approximated
+    assert approx["overall"]["max_abs_dz"] == exact["overall"]["max_abs_dz"]
+    assert approx["approx_error"] <= LOO_APPROX_TOL
+
+
+def test_exact_mode_at_or_below_the_threshold_is_todays_result() -> None:
+    df, _ = simulate_responses(n_models=12, n_items=40, n_trials=2, model="1pl", seed=1)
+    today = loo_stability(df, model="1pl")
+    at = loo_stability(df, model="1pl", exact_max_models=12, exact_top=0)
+    assert at == today and at["mode"] == "exact"
