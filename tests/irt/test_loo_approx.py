@@ -14,18 +14,17 @@ from curation.irt._checks import LOO_APPROX_TOL
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _gsm8k() -> Path:
-    """The bundled matrix: this checkout's, else the main worktree's (a git worktree
-    shares the repository but not the DVC outputs)."""
-    rel = Path("data") / "responses" / "gsm8k.parquet"
-    common = REPO / ".git"
-    if common.is_file():  # a linked worktree: "gitdir: <main>/.git/worktrees/<name>"
-        gitdir = Path(common.read_text().split(":", 1)[1].strip())
-        return next((p for p in (REPO / rel, gitdir.parents[2] / rel) if p.exists()), REPO / rel)
-    return REPO / rel
+GSM8K_RAW = REPO / "data" / "raw" / "zeroeval" / "gsm_responses.csv"
 
 
-GSM8K = _gsm8k()
+def _gsm8k() -> pl.DataFrame:
+    """The bundled GSM8K panel (42 models x 1,319 items, one trial) as a long table, read
+    from the committed raw matrix: a fresh clone has it, unlike the DVC outputs."""
+    wide = pl.read_csv(GSM8K_RAW)
+    long = wide.unpivot(index="model", variable_name="item", value_name="n_correct")
+    return long.drop_nulls("n_correct").with_columns(
+        pl.col("n_correct").cast(pl.Int64), pl.lit(1, dtype=pl.Int64).alias("n_trials")
+    )
 
 
 def _col(result: dict, key: str) -> np.ndarray:
@@ -59,9 +58,7 @@ def test_approximation_matches_exact_refits_on_simulated_data(model: str) -> Non
 
 @pytest.mark.parametrize("model", ["1pl", "2pl"])
 def test_approximation_matches_exact_refits_on_gsm8k(model: str) -> None:
-    if not GSM8K.exists():
-        pytest.skip("data/responses/gsm8k.parquet not materialised (dvc pull)")
-    _check_close(*_both(pl.read_parquet(GSM8K), model))
+    _check_close(*_both(_gsm8k(), model))
 
 
 def test_top_k_catches_the_most_influential_model() -> None:
