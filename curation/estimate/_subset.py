@@ -17,8 +17,6 @@ import polars as pl
 
 from curation.errors import InputError
 
-CALIBRATED_PREFIX = "calibrated-"
-
 
 @dataclass(frozen=True)
 class SubsetItems:
@@ -54,6 +52,7 @@ def _read(path: Path) -> pl.DataFrame:
 def subset_file(benchmark: str, spec: str) -> Path:
     """The file a subset name stands for (a path that exists is itself)."""
     from curation.paths import subset_path
+    from curation.subsets import CALIBRATED_PREFIX
 
     given = Path(spec)
     if given.exists():

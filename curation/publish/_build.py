@@ -77,7 +77,7 @@ from curation.publish._version import (
     read_release,
 )
 from curation.schemas import validate_frame
-from curation.subsets import Coverage
+from curation.subsets import Coverage, calibrated_config
 
 
 @dataclass(frozen=True)
@@ -313,7 +313,7 @@ def assemble_frames(inputs: BuildInputs) -> tuple[dict[str, pl.DataFrame], dict[
         "filled": pl.concat([original, added], how="vertical"),
     }
     for sub in inputs.subsets:
-        frames[f"calibrated-{sub.name}"] = subset_records(original, sub.items, name=sub.name)
+        frames[calibrated_config(sub.name)] = subset_records(original, sub.items, name=sub.name)
     for est in inputs.estimation_subsets:
         frames[est.name] = estimate_records(original, est.items, est.weights, name=est.name)
     for config, df in frames.items():
@@ -342,7 +342,7 @@ def _card_context(
                 ", weighted)" if est.weighted else ")"
             )
         elif desc is None:
-            sub = next(s for s in inputs.subsets if f"calibrated-{s.name}" == name)
+            sub = next(s for s in inputs.subsets if calibrated_config(s.name) == name)
             desc = f"{df.height} items quantile-matched to {sub.target} (difficulty-balanced)"
         configs.append(
             ConfigInfo(
@@ -376,7 +376,7 @@ def _card_context(
         tau = m.get("tau")
         subsets.append(
             {
-                "config": f"calibrated-{sub.name}",
+                "config": calibrated_config(sub.name),
                 "target": sub.target,
                 "m": len(sub.items),
                 "ddm_target": m.get("ddm_target"),
@@ -632,9 +632,9 @@ def build_dataset(
         )
         subset_series = [
             (
-                f"calibrated-{sub.name}",
+                calibrated_config(sub.name),
                 sub.target,
-                _z(frames[f"calibrated-{sub.name}"]),
+                _z(frames[calibrated_config(sub.name)]),
                 sub.metrics.get("ddm_target"),
             )
             for sub in inputs.subsets

@@ -23,6 +23,7 @@ from curation.lazy import lazy_exports
 if TYPE_CHECKING:
     from curation.subsets._estimation import (
         SubsetSpec,
+        calibrated_config,
         describe,
         estimation_block,
         estimation_frame,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     )
     from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
     from curation.subsets._settings import (
+        CALIBRATED_PREFIX,
         BenchmarkSubsetsSettings,
         ReferenceSettings,
         SubsetEstimationSettings,
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "SubsetSpec": "_estimation",
+    "calibrated_config": "_estimation",
+    "CALIBRATED_PREFIX": "_settings",
     "describe": "_estimation",
     "estimation_block": "_estimation",
     "estimation_frame": "_estimation",
@@ -76,7 +80,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CALIBRATED_PREFIX",
     "SubsetSpec",
+    "calibrated_config",
     "describe",
     "estimation_block",
     "estimation_frame",

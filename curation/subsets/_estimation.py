@@ -27,7 +27,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from curation.subsets._settings import ESTIMATE_PREFIX, SubsetEstimationSettings
+from curation.subsets._settings import (
+    CALIBRATED_PREFIX,
+    ESTIMATE_PREFIX,
+    SubsetEstimationSettings,
+)
 
 if TYPE_CHECKING:
     from curation.estimate import Design, DesignName, ItemBank, Metrics, Validation
@@ -41,6 +45,11 @@ ESTIMATOR: Final = "irt"
 def estimation_name(m: int) -> str:
     """The subset (file and HF config) name of the estimation subset of size m."""
     return f"{ESTIMATE_PREFIX}-{m}"
+
+
+def calibrated_config(name: str) -> str:
+    """The HF config of the quantile-matched subset ``name`` (``<target>-<m>``)."""
+    return f"{CALIBRATED_PREFIX}{name}"
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 """A subset target's name: it names files (``<target>-<m>.parquet``) and HF configs."""
+CALIBRATED_PREFIX = "calibrated-"
+"""A quantile-matched subset's HF config is ``calibrated-<target>-<m>``; its file is
+data/subsets/<b>/<target>-<m>.parquet (:func:`calibrated_config`)."""
 ESTIMATE_PREFIX = "estimate"
 """The estimation subsets' name stem: ``estimate-<m>`` (file and HF config); no target
 may take it (its ``<target>-<m>`` files would collide)."""
