@@ -76,10 +76,11 @@ def load_subset(benchmark: str, spec: str) -> SubsetItems:
         raise InputError("a subset table needs an item column", file=str(path), field="item")
     if "k" in df.columns:
         df = df.sort(pl.col("k").cast(pl.Int64, strict=False))
-    items = tuple(str(i) for i in df["item"].cast(pl.String).to_list())
-    dupes = sorted({i for i in items if items.count(i) > 1})
-    if dupes:
-        raise InputError(f"item {dupes[0]!r} repeats", file=str(path), field="item")
+    item_col = df["item"].cast(pl.String)
+    items = tuple(str(i) for i in item_col.to_list())
+    dupes = item_col.filter(item_col.is_duplicated())
+    if dupes.len():
+        raise InputError(f"item {str(dupes.min())!r} repeats", file=str(path), field="item")
     weights: tuple[float, ...] | None = None
     if "weight" in df.columns:
         raw = df["weight"].cast(pl.Float64, strict=False).to_list()

@@ -249,3 +249,16 @@ def test_quantile_configs_say_what_they_are_for():
     estimate = next(x for x in lines.splitlines() if x.startswith("- `estimate-100`"))
     assert "within 1.50 pp on average" in estimate and "Worse than random" not in estimate
     assert "5-fold leave-models-out over 42 panel models" in lines
+
+
+def test_a_subset_table_with_a_repeated_item_names_it(tmp_path: Path) -> None:
+    """The first repeated item (in sort order) is named, with the file and the field."""
+    from curation.errors import InputError
+    from curation.estimate import load_subset
+
+    table = tmp_path / "mine.csv"
+    pl.DataFrame({"item": ["c", "b", "a", "c", "b"], "weight": [1.0] * 5}).write_csv(table)
+    with pytest.raises(InputError) as err:
+        load_subset("lb", str(table))
+    assert "item 'b' repeats" in str(err.value) and err.value.field == "item"
+    assert str(table) in str(err.value)
