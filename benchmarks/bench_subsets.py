@@ -51,6 +51,7 @@ import polars as pl  # noqa: E402
 from benchmarks._table import print_table  # noqa: E402
 from curation.estimate import (  # noqa: E402
     EstimationSettings,
+    Fold,
     Metrics,
     Validation,
     ideal_folds,
@@ -85,18 +86,38 @@ HEADER = [
 ]  # fmt: skip
 
 
-def bench(project: Path, name: str, params_file: Path, args: argparse.Namespace) -> dict:
-    params = read_params(params_file)
-    cfg = params.annotate
+def _panel(project: Path, name: str) -> tuple[pl.DataFrame, str]:
+    """The benchmark's response matrix and the IRT model its calibration chose."""
     responses = pl.read_parquet(project / "data" / "responses" / f"{name}.parquet")
     irt_model = json.loads((project / "data" / "calibration" / f"{name}.json").read_text())["model"]
+    return responses, irt_model
+
+
+def _folds(
+    responses: pl.DataFrame, irt_model: str, name: str, params_file: Path,
+    args: argparse.Namespace, seed: int,
+) -> tuple[EstimationSettings, list[Fold]]:  # fmt: skip
+    """The settings at ``seed`` and the folds, calibrated with the benchmark's annotate
+    settings and scale."""
+    cfg = read_params(params_file).annotate
     s = EstimationSettings(
-        folds=args.folds, random_draws=args.random_draws, draws=args.draws, seed=args.seed
+        folds=args.folds, random_draws=args.random_draws, draws=args.draws, seed=seed
     )
     folds = make_folds(
         responses, model=irt_model, folds=s.folds, seed=s.seed, fit_settings=cfg.settings,
         benchmark=name, scale=cfg.scale,
     )  # fmt: skip
+    return s, folds
+
+
+def _verdict_size(sizes: list[int]) -> int:
+    """The size the issue's bar is stated at: m = 100, else the largest size run."""
+    return 100 if 100 in sizes else max(sizes)
+
+
+def bench(project: Path, name: str, params_file: Path, args: argparse.Namespace) -> dict:
+    responses, irt_model = _panel(project, name)
+    s, folds = _folds(responses, irt_model, name, params_file, args, args.seed)
     ideal = ideal_folds(folds, seed=s.seed)
     n_models = responses["model"].n_unique()
     n_items = len(folds[0].bank.items)
@@ -150,21 +171,11 @@ def repeats(project: Path, name: str, params_file: Path, args: argparse.Namespac
     """The same comparison at the verdict's size over ``--repeats`` fold splits and design
     seeds: one seed's table is one draw of the folds and of each design, and on panels of
     ~40 models designs differ from random by less than that draw's noise."""
-    params = read_params(params_file)
-    cfg = params.annotate
-    responses = pl.read_parquet(project / "data" / "responses" / f"{name}.parquet")
-    irt_model = json.loads((project / "data" / "calibration" / f"{name}.json").read_text())["model"]
-    m = 100 if 100 in args.sizes else max(args.sizes)
+    responses, irt_model = _panel(project, name)
+    m = _verdict_size(args.sizes)
     got: dict[str, list[tuple[Metrics, Metrics]]] = {}
     for rep in range(args.repeats):
-        s = EstimationSettings(
-            folds=args.folds, random_draws=args.random_draws, draws=args.draws,
-            seed=args.seed + rep,
-        )  # fmt: skip
-        folds = make_folds(
-            responses, model=irt_model, folds=s.folds, seed=s.seed, fit_settings=cfg.settings,
-            benchmark=name, scale=cfg.scale,
-        )  # fmt: skip
+        s, folds = _folds(responses, irt_model, name, params_file, args, args.seed + rep)
         base = random_baseline(folds, m, s)
         got.setdefault("random", []).append((base["irt"], base["irt"]))
         for design in DESIGNS:
@@ -193,7 +204,7 @@ def repeats(project: Path, name: str, params_file: Path, args: argparse.Namespac
 
 
 def verdict(name: str, result: dict, design: str) -> tuple[str, bool]:
-    m = 100 if 100 in result["sizes"] else max(result["sizes"])  # the issue's bar is at m=100
+    m = _verdict_size(list(result["sizes"]))
     v: Validation = result["sizes"][m][design]
     irt = v.estimators["irt"]
     rand = v.random["irt"]
