@@ -316,6 +316,7 @@ def test_the_shipped_params_file_is_migrated_and_its_fingerprint_keeps_the_old_l
         *("insertions", "targets", "rounds", "parents", "children", "references"),
         *("reference_chars", "duplicate_similarity", "rewriter", "simulation", "judge"),
         *("baseline", "oracle", "prompts", "confirm_trials", "world", "refine"),
+        *("correction", "intervals"),  # issue 29: the rewriter's correction, the intervals
     }
     assert fp["adaptive"] == cal.adaptive.model_dump() and fp["tolerance"] == cal.tolerance
     assert fp["backend"] == "simulate" and "concurrency" not in fp["rewriter"]
