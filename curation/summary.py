@@ -211,6 +211,16 @@ def fill_table(names: list[str]) -> str:
             value = methods.get(method, {}).get(key)
             return DASH if value is None else fixed(-value, 1) + "%"
 
+        def est(method: str, methods: dict[str, Any] = meth) -> str:
+            """The posterior median (with BenchFill's 90% interval) where the run has one,
+            else the plug-in value on the confirmation estimates."""
+            post = methods.get(method, {}).get("top_3_reduction")
+            if post is None:
+                return red(method, "top_3_reduction_pct")
+            if method != "benchfill":
+                return fixed(-post["estimate"], 1) + "%"
+            return with_interval(-post["estimate"], -post["high"], -post["low"], 1) + "%"
+
         se = bf.get("target_dev_se")
         dev = fixed(bf["target_dev"], 4) + (f" ± {se:.4f}" if se is not None else "")
         on = f"{bf['n_on_target']}/{bf['n_inserted']}" if "n_on_target" in bf else DASH
@@ -221,9 +231,9 @@ def fill_table(names: list[str]) -> str:
                 "estimated",
                 f"{bf['n_inserted']}/{m['insertions']}",
                 fixed(m["top_3_before"]),
-                red("benchfill", "top_3_reduction_pct"),
-                red("baseline", "top_3_reduction_pct"),
-                red("oracle", "top_3_reduction_pct"),
+                est("benchfill"),
+                est("baseline"),
+                est("oracle"),
                 dev,
                 on,
                 fixed(bf["trials_per_insertion"], 0, grouping=True),
@@ -267,7 +277,8 @@ def print_summary(params: ParamsFile) -> int:
     print(resolution_table(names))
     print(
         "\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline backend;"
-        "\nz: estimated = confirmation estimates, true = the simulated world's truth):"
+        "\nz: estimated = median [90% interval] over the items' measurement and the panel's"
+        "\nability error, true = the simulated world's truth):"
     )
     print(fill_table(names))
     return 0

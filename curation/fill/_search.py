@@ -1,7 +1,9 @@
 """The search: BenchFill, the uniform-parent baseline and the oracle, per benchmark.
 
 For each target (SPEC §4), BenchFill runs rounds: the ``parents`` memory entries
-closest to z* are each rewritten ``children`` times with the reference list; every
+closest to z* are each rewritten ``children`` times with the reference list, each
+asked for the difficulty that lands on z* given what the run's children so far say of
+the rewriter's offset and scale (:mod:`curation.fill._correction`); every
 child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
 panel with adaptive trials (screening) and calibrated online; the round's finalists
 are then re-measured with fresh trials until the best is known to be within the
