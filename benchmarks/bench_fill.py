@@ -17,8 +17,8 @@ Worlds (:data:`WORLDS`; each changes one thing of the project's, params.yaml ``f
 child 0.5 logit harder / easier than asked; ``a-sd`` true discriminations with log-SD
 0.5; ``theta`` true abilities 0.5 (SD) off the fitted ones; ``inter`` model × item
 effects of SD 1.0. Rewriter skill ``good`` in every world, and ``none`` (no pull towards
-the target) and ``weak`` in the project's: the skill contrast says whether the
-rewriter or the search's selection does the work.
+the target) in the project's: the skill contrast says whether the rewriter or the
+search's selection does the work (``--skill weak`` adds the middle preset).
 
 Per cell, over the seeds (mean and 90% interval of the per-seed figures):
 
@@ -79,7 +79,7 @@ class World:
 
 
 WORLDS: dict[str, World] = {
-    "project": World("params.yaml fill.world", skills=("none", "weak", "good")),
+    "project": World("params.yaml fill.world", skills=("none", "good")),
     "bias+": World("rewriter bias +0.5 logit", simulation={"bias": 0.5}),
     "bias-": World("rewriter bias -0.5 logit", simulation={"bias": -0.5}),
     "a-sd": World("discrimination log-SD 0.5", world={"a_sd": 0.5}),

@@ -126,10 +126,13 @@ class RefineSettings(Section):
     """Children re-measured per step (the best by expected squared deviation); 0 = off."""
     batch: PositiveInt = 8
     """Fresh trials per model a finalist gets per step."""
-    max_trials: NonNegativeInt = 160
+    max_trials: NonNegativeInt = 320
     """Extra trials per model a finalist gets at most (a multiple of ``batch``); 0 = off.
     160, not 96: on the true z the "good" rewriter's share of the oracle went
-    0.76-0.83 -> 0.85-0.90 (benchmarks/bench_fill.py)."""
+    0.76-0.83 -> 0.85-0.90; 320, not 160: GSM8K's gaps at the floor of the axis, where
+    a trial says least, went 0.85 / 0.70 / 0.80 -> 0.91 / 0.79 / 0.98 in the project's,
+    the a log-SD 0.5 and the ability-noise world (8 seeds, benchmarks/bench_fill.py);
+    refinement stops earlier wherever the leader is known sooner."""
     screen_trials: PositiveInt = 8
     """With refinement on, the adaptive screening of a round's children stops at this
     many trials per model (the finalists get the rest): at most
