@@ -17,7 +17,7 @@ is a :class:`curation.candidates.Candidate`.
   :class:`RewriteSimulationSettings` (the offline rewriter's documented model, with the
   :data:`SKILLS` presets), :class:`RefineSettings`, :class:`CorrectionSettings` (what
   the search learns of its rewriter: offset and scale, refitted every round, and the
-  corrected request), :class:`IntervalSettings` (intervals that include the panel's
+  corrected request), :class:`FillIntervalSettings` (intervals that include the panel's
   ability error, estimated from the children's counts).
 * :func:`afill` → :class:`FillResult` — one benchmark's run.
 * :func:`load_judge_factory` — ``fill.judge: "module:factory"``, a factory of a
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from curation.fill._settings import (
         SKILLS,
         CorrectionSettings,
+        FillIntervalSettings,
         FillSettings,
-        IntervalSettings,
         RefineSettings,
         RewriteSimulationSettings,
     )
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "SKILLS": "_settings",
     "CorrectionSettings": "_settings",
-    "IntervalSettings": "_settings",
+    "FillIntervalSettings": "_settings",
     "FillResult": "_run",
     "FillSettings": "_settings",
     "JudgeFactory": "_hooks",
@@ -67,7 +67,7 @@ __all__ = [
     "CorrectionSettings",
     "FillResult",
     "FillSettings",
-    "IntervalSettings",
+    "FillIntervalSettings",
     "JudgeFactory",
     "RefineSettings",
     "RewriteSimulationSettings",

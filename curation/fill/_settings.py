@@ -184,7 +184,7 @@ class CorrectionSettings(Section):
     """A request lies at most this far from the target (logits)."""
 
 
-class IntervalSettings(Section):
+class FillIntervalSettings(Section):
     """How a fill run's intervals account for the panel's ability error
     (``fill.intervals``; :mod:`curation.fill._uncertainty`).
 
@@ -238,8 +238,8 @@ class FillSettings(Section):
     independent of the selection (no winner's curse); 0 = none (the selection's z)."""
     refine: RefineSettings = RefineSettings()
     """Sequential re-measurement of each round's finalists (:class:`RefineSettings`)."""
-    intervals: IntervalSettings = IntervalSettings()
-    """How the intervals include the panel's ability error (:class:`IntervalSettings`)."""
+    intervals: FillIntervalSettings = FillIntervalSettings()
+    """How the intervals include the panel's ability error (:class:`FillIntervalSettings`)."""
     correction: CorrectionSettings = CorrectionSettings()
     """The rewriter's offset and scale, learnt online, and the corrected requests
     (:class:`CorrectionSettings`)."""
