@@ -77,6 +77,29 @@ def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
     return df
 
 
+def scan_table(path: Path, *, produced_by: str) -> pl.LazyFrame:
+    """A lazy scan of a table an earlier stage wrote, checked as :func:`read_table` checks
+    it (missing, unreadable, not the stage's table) without reading its rows: for readers
+    that stream a leaderboard-sized table instead of holding it (``curation.irt.encode``)."""
+    try:
+        lf = pl.scan_parquet(require_output(path, produced_by=produced_by))
+        columns = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError(
+            f"not a readable parquet table ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
+            file=str(path),
+        ) from None
+    stage = produced_by.split("@", 1)[0]
+    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in columns]
+    if missing:
+        raise InputError(
+            f"not the table {produced_by} writes (no column {', '.join(missing)}); "
+            f"run `dvc repro -f {produced_by}`",
+            file=str(path),
+        )
+    return lf
+
+
 def read_json(path: Path, *, produced_by: str) -> Any:
     """Read a JSON file an earlier stage wrote; a damaged one names the stage to rerun."""
     try:
