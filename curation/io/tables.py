@@ -16,7 +16,7 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.atomic import atomic_path
 from curation.io.precision import round_frame
-from curation.schemas import validate_frame
+from curation.schemas import polars_schema, validate_frame
 
 
 def write_table(df: pl.DataFrame, path: Path, schema: str) -> None:
@@ -24,10 +24,23 @@ def write_table(df: pl.DataFrame, path: Path, schema: str) -> None:
 
     Floats are written to the stated precision (:mod:`curation.io.precision`), so the
     bytes are the same on every machine.
+
+    A compact table -- Enum or categorical ids, with unsigned or null-typed columns where
+    the schema says integer or number (a leaderboard-sized response table) -- is cast
+    to the schema's types as it streams to the file, so its strings exist a batch at a
+    time; the bytes are those of the same table written with the schema's types.
     """
     validate_frame(df, schema, file=str(path))
+    target = polars_schema(schema)
+    coded = any(isinstance(t, (pl.Enum, pl.Categorical)) for t in df.schema.values())
+    compact = [c for c in df.columns if coded and c in target and df.schema[c] != target[c]]
     with atomic_path(path) as tmp:
-        round_frame(df).write_parquet(tmp, statistics=True)
+        if compact:
+            round_frame(df).lazy().with_columns(
+                pl.col(c).cast(target[c]) for c in compact
+            ).sink_parquet(tmp, statistics=True)
+        else:
+            round_frame(df).write_parquet(tmp, statistics=True)
 
 
 def require_output(path: Path, *, produced_by: str) -> Path:
