@@ -48,6 +48,17 @@ def _coarse(grid: FloatArray, w: FloatArray, points: int) -> tuple[FloatArray, F
     return centre, mass
 
 
+def _tie_safe(loss: FloatArray) -> FloatArray:
+    """``loss`` to 10 significant digits: equal items tie exactly (the product's last bits
+    depend on where a column sits in memory), so the first id wins, on any machine."""
+    top = float(np.max(np.abs(loss))) if loss.size else 0.0
+    if not top > 0 or not np.isfinite(top):
+        return loss
+    digits = 10 - int(np.floor(np.log10(top)))
+    out: FloatArray = np.round(loss, digits)
+    return out
+
+
 def next_items(
     bank: ItemBank,
     obs: Observed,
@@ -59,7 +70,7 @@ def next_items(
     """Positions (in ``bank``) of the ``k`` unseen items that most lower the expected
     variance of the full-score estimate at ``obs``' ability posterior, best first.
     ``allowed``: positions to choose from (default: every unseen item). Deterministic:
-    ties go to the lower position. Fewer than ``k`` when fewer are free."""
+    ties go to the first item id. Fewer than ``k`` when fewer are free."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     grid, w = theta_posterior(bank, obs, grid_points)
@@ -72,7 +83,8 @@ def next_items(
     else:
         free[np.fromiter(allowed, dtype=np.int64)] = True
     free[obs.idx] = False
-    cand = np.flatnonzero(free)
+    order = bank.id_order()
+    cand: np.ndarray = order[free[order]]  # in id order: ties go to the first id
     if cand.size == 0:
         return cand
     p_all = bank.p(g)  # grid x items
@@ -85,7 +97,7 @@ def next_items(
     taken = np.zeros(cand.size, dtype=bool)
     chosen: list[int] = []
     for _ in range(min(k, cand.size)):
-        loss = weight @ (1.0 / (total[:, None] + info))
+        loss = _tie_safe(weight @ (1.0 / (total[:, None] + info)))
         loss[taken] = np.inf
         best = int(np.argmin(loss))
         taken[best] = True

@@ -87,6 +87,25 @@ class ItemBank:
             object.__setattr__(self, "_index", cached)
         return cached
 
+    def id_order(self) -> np.ndarray:
+        """Positions in the order of the item ids (cached): random draws and ties are
+        taken in this order, so a design depends on the items, not on the order a fit
+        (or a library version) happened to list them in."""
+        cached: np.ndarray | None = self.__dict__.get("_id_order")
+        if cached is None:
+            cached = np.array(sorted(range(self.n_items), key=self.items.__getitem__))
+            object.__setattr__(self, "_id_order", cached)
+        return cached
+
+    def in_id_order(self) -> ItemBank:
+        """The same bank with its items in id order (:meth:`id_order`)."""
+        order = self.id_order()
+        if np.array_equal(order, np.arange(self.n_items)):
+            return self
+        return replace(
+            self, items=tuple(self.items[i] for i in order), b=self.b[order], a=self.a[order]
+        )
+
     def p(self, theta: FloatArray) -> FloatArray:
         """P(correct) of every item at each ``theta`` (len(theta) x n_items)."""
         t = np.asarray(theta, dtype=np.float64).reshape(-1, 1)

@@ -262,6 +262,8 @@ def select(
         raise ValueError(f"design must be one of {list(DESIGNS)}, got {design!r}")
     if not 1 <= m <= bank.n_items:
         raise ValueError(f"m must be between 1 and the bank's {bank.n_items} items, got {m}")
+    listed = bank
+    bank = bank.in_id_order()  # the draws follow the items, not the fit's listing order
     rng = np.random.default_rng(seed)
     weights: list[float] | None = None
     if design == "random":
@@ -284,7 +286,8 @@ def select(
         chosen = _quantile(bank, m, target)
     else:
         chosen = _information(bank, m, rng)
-    order = np.argsort(chosen, kind="stable")
+    index = listed.index()
+    order = np.argsort([index[bank.items[c]] for c in chosen], kind="stable")
     items = tuple(bank.items[chosen[i]] for i in order)
     w = None if weights is None else tuple(float(weights[i]) for i in order)
     if design == "adaptive":
