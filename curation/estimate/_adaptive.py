@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from curation.estimate._bank import FloatArray, ItemBank, expit
+from curation.estimate._bank import FloatArray, ItemBank, argmin_tied, expit
 from curation.estimate._estimate import Observed, theta_posterior
 
 CRITERION_POINTS = 41
@@ -46,17 +46,6 @@ def _coarse(grid: FloatArray, w: FloatArray, points: int) -> tuple[FloatArray, F
         [w[b] @ grid[b] / m if m > 0 else grid[b].mean() for b, m in zip(blocks, mass, strict=True)]
     )
     return centre, mass
-
-
-def _tie_safe(loss: FloatArray) -> FloatArray:
-    """``loss`` to 10 significant digits: equal items tie exactly (the product's last bits
-    depend on where a column sits in memory), so the first id wins, on any machine."""
-    top = float(np.max(np.abs(loss))) if loss.size else 0.0
-    if not top > 0 or not np.isfinite(top):
-        return loss
-    digits = 10 - int(np.floor(np.log10(top)))
-    out: FloatArray = np.round(loss, digits)
-    return out
 
 
 def next_items(
@@ -97,9 +86,9 @@ def next_items(
     taken = np.zeros(cand.size, dtype=bool)
     chosen: list[int] = []
     for _ in range(min(k, cand.size)):
-        loss = _tie_safe(weight @ (1.0 / (total[:, None] + info)))
+        loss = weight @ (1.0 / (total[:, None] + info))
         loss[taken] = np.inf
-        best = int(np.argmin(loss))
+        best = argmin_tied(loss)
         taken[best] = True
         total = total + info[:, best]
         chosen.append(int(cand[best]))

@@ -38,6 +38,24 @@ def log_expit(x: FloatArray) -> FloatArray:
     return out
 
 
+def tie_keys(x: FloatArray, tol: float = 1e-6) -> np.ndarray:
+    """Integer keys that order ``x`` with values closer than ``tol`` (a chain of them)
+    equal: ties that floating-point noise (a BLAS kernel, a library version, a solver's
+    last step) would otherwise break go to the caller's tie rule instead."""
+    order = np.argsort(x, kind="stable")
+    steps = np.diff(x[order]) > tol
+    keys = np.empty(x.size, dtype=np.int64)
+    keys[order] = np.concatenate(([0], np.cumsum(steps)))
+    return keys
+
+
+def argmin_tied(x: FloatArray, rtol: float = 1e-9) -> int:
+    """The first position whose value is within ``rtol`` (relative) of the minimum: ties
+    up to floating-point noise go to the first position, on any machine."""
+    low = float(np.min(x))
+    return int(np.flatnonzero(x <= low + rtol * max(abs(low), 1e-300))[0])
+
+
 @dataclass(frozen=True)
 class ItemBank:
     """Fixed item parameters (b, a) and the panel they were calibrated on.
