@@ -79,15 +79,20 @@ def read_table(path: Path, *, produced_by: str) -> pl.DataFrame:
             f"not a readable parquet table ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
             file=str(path),
         ) from None
+    _check_columns(df.columns, path, produced_by)
+    return df
+
+
+def _check_columns(columns: list[str], path: Path, produced_by: str) -> None:
+    """A stage's table lacking a column that stage always writes is damaged: say so."""
     stage = produced_by.split("@", 1)[0]
-    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in df.columns]
+    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in columns]
     if missing:
         raise InputError(
             f"not the table {produced_by} writes (no column {', '.join(missing)}); "
             f"run `dvc repro -f {produced_by}`",
             file=str(path),
         )
-    return df
 
 
 def scan_table(path: Path, *, produced_by: str) -> pl.LazyFrame:
@@ -102,14 +107,7 @@ def scan_table(path: Path, *, produced_by: str) -> pl.LazyFrame:
             f"not a readable parquet table ({_first_line(exc)}); run `dvc repro -f {produced_by}`",
             file=str(path),
         ) from None
-    stage = produced_by.split("@", 1)[0]
-    missing = [c for c in _KEY_COLUMNS.get(stage, ()) if c not in columns]
-    if missing:
-        raise InputError(
-            f"not the table {produced_by} writes (no column {', '.join(missing)}); "
-            f"run `dvc repro -f {produced_by}`",
-            file=str(path),
-        )
+    _check_columns(columns, path, produced_by)
     return lf
 
 
