@@ -51,6 +51,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._env import env_for  # noqa: E402
 from benchmarks._table import print_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,18 +169,6 @@ def measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
         "rss_gb": ru.ru_maxrss / 2**20,
         "out": text,
     }
-
-
-def env_for(root: Path) -> dict[str, str]:
-    venv_bin = str(Path(sys.executable).parent)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(
-        PATH=f"{venv_bin}:{env.get('PATH', '')}",
-        PYTHONPATH=str(root),
-        DVC_NO_ANALYTICS="1",
-        HF_HUB_OFFLINE="1",
-    )
-    return env
 
 
 # ------------------------------------------------------------------- stages
