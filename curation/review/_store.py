@@ -1043,8 +1043,9 @@ class ReviewStore:
         if decision == "accepted" and not current.measured:
             raise ReviewError(
                 f"cannot accept version {version}: it has no measured difficulty yet "
-                "(an edited item goes back to calibration; re-seed after it is "
-                "calibrated, then accept)"
+                "(send it to calibration: an edit, or the unchanged text of a candidate the "
+                "judge rejected before it was measured; then `curate review export`, "
+                "`curate review recalibrate`, `curate review seed`, and accept)"
             )
         if decision == "accepted" and current.judge == "fail":
             if not comment:
@@ -1062,7 +1063,12 @@ class ReviewStore:
                 raise ReviewError(f"edited text is longer than {MAX_TEXT} characters")
             if new_a == "" and current.answer is None:
                 new_a = None
-            if text_hash(new_q, new_a) == current.text_hash:
+            # An unchanged "edit" of a version that was never measured (BenchFill's judge
+            # rejected it before calibration) is a request to measure it: the only way to
+            # give such a candidate a difficulty, and so to accept it overruling the judge.
+            if text_hash(new_q, new_a) == current.text_hash and (
+                current.measured or current.origin == "edit"
+            ):
                 raise ReviewError("the edit changes nothing: change the question or answer")
             new_version = version + 1
         rec = {
