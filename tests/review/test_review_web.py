@@ -10,6 +10,7 @@ from review_fixtures import XSS_QUESTION, Client, csrf_of, form_fields
 
 from curation.errors import ConfigError
 from curation.review import ReviewServer, check_bind
+from curation.review._serve import open_url
 
 TOKEN = "t0ken-for-the-review-tests-0123"
 
@@ -173,3 +174,16 @@ def test_unknown_item_and_bad_form(server):
         "/decide", {**fields, "candidate": "nope", "decision": "rejected"}
     )
     assert status == 404
+
+
+def test_the_banner_shares_a_reachable_address():
+    """Bound to every interface, `curate review serve` prints this machine's name, not
+    http://0.0.0.0:8766/ (which nobody else can open)."""
+    import socket
+
+    for host in ("0.0.0.0", "::"):
+        url = open_url(host, 8766, token=TOKEN)
+        assert "0.0.0.0" not in url and "[::]" not in url
+        assert url.startswith(f"http://{socket.gethostname()}:8766/?token=")
+    assert open_url("127.0.0.1", 8765) == "http://127.0.0.1:8765/"
+    assert open_url("::1", 8765) == "http://[::1]:8765/"
