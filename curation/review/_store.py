@@ -408,7 +408,11 @@ def _version(row: sqlite3.Row) -> Version:
     )
 
 
+PRIORITY = "CASE WHEN json_extract(v.record, '$.selected') THEN 0 ELSE 1 END"
+"""Items BenchFill selected for insertion first: they are what a published dataset adds."""
+
 SORTS = {
+    "priority": PRIORITY,
     "candidate": "i.candidate",
     "benchmark": "i.benchmark",
     "distance": "abs(v.z - v.target_z)",
@@ -702,7 +706,7 @@ class ReviewStore:
         reviewer: str | None = None,
         needs: str | None = None,
         max_distance: float | None = None,
-        sort: str = "candidate",
+        sort: str = "priority",
         descending: bool = False,
         limit: int = 500,
         offset: int = 0,
@@ -733,7 +737,7 @@ class ReviewStore:
             "AND v.candidate = i.candidate AND v.version = i.version "
             f"LEFT JOIN decisions d ON d.id = i.last_decision {clause}"
         )
-        order = SORTS.get(sort, SORTS["candidate"])
+        order = SORTS.get(sort, SORTS["priority"])
         direction = "DESC" if descending else "ASC"
         with self._read() as conn:
             total = conn.execute(f"SELECT count(*) {base}", args).fetchone()[0]
@@ -812,20 +816,44 @@ class ReviewStore:
     def next_item(
         self, benchmark: str, candidate: str, *, status: str = "pending"
     ) -> tuple[str, str] | None:
-        """The next item with ``status`` after this one (wrapping around), if any."""
+        """The next item with ``status`` after this one in the queue's default order
+        (selected for insertion first, then benchmark and id), wrapping around."""
         with self._read() as conn:
-            row = conn.execute(
-                "SELECT benchmark, candidate FROM items WHERE status = ? AND "
-                "(benchmark, candidate) > (?, ?) ORDER BY benchmark, candidate LIMIT 1",
+            rows = conn.execute(
+                f"SELECT {PRIORITY}, i.benchmark, i.candidate, i.status FROM items i "
+                "JOIN versions v ON v.benchmark = i.benchmark AND v.candidate = i.candidate "
+                "AND v.version = i.version WHERE i.status = ? OR (i.benchmark = ? AND "
+                "i.candidate = ?) ORDER BY 1, 2, 3",
                 (status, benchmark, candidate),
-            ).fetchone()
-            if row is None:
-                row = conn.execute(
-                    "SELECT benchmark, candidate FROM items WHERE status = ? AND NOT "
-                    "(benchmark = ? AND candidate = ?) ORDER BY benchmark, candidate LIMIT 1",
-                    (status, benchmark, candidate),
-                ).fetchone()
-        return (row[0], row[1]) if row else None
+            ).fetchall()
+        keys = [(r[0], r[1], r[2]) for r in rows if r[3] == status]
+        here = next(
+            ((r[0], r[1], r[2]) for r in rows if (r[1], r[2]) == (benchmark, candidate)), None
+        )
+        after = [k for k in keys if here is None or k > here]
+        before = [k for k in keys if here is not None and k < here]
+        nxt = after or before
+        return (nxt[0][1], nxt[0][2]) if nxt else None
+
+    def progress(self, reviewer: str) -> tuple[int, int]:
+        """(items this reviewer has a standing vote on, items open to review): what the
+        page shows as "12 of 40 decided by you". An undone vote does not count; items
+        waiting for calibration are not open to review."""
+        with self._read() as conn:
+            total = conn.execute(
+                "SELECT count(*) FROM items WHERE status != 'needs-calibration'"
+            ).fetchone()[0]
+            rows = conn.execute(
+                "SELECT d.benchmark, d.candidate, d.decision, d.id, "
+                "(SELECT count(*) FROM decisions r WHERE r.decision = 'reverted' "
+                "AND r.reverts = d.id) FROM decisions d JOIN items i ON i.benchmark = "
+                "d.benchmark AND i.candidate = d.candidate AND i.status != "
+                "'needs-calibration' WHERE d.reviewer = ? AND d.decision IN "
+                "('accepted', 'rejected')",
+                (reviewer,),
+            ).fetchall()
+        decided = {(r[0], r[1]) for r in rows if not r[4]}
+        return len(decided), total
 
     def decisions(self) -> list[Decision]:
         """The whole decision log, in log order."""
