@@ -209,9 +209,8 @@ def build_record_path(benchmark: str, folder: str) -> Path:
     return BUILD_RECORDS / benchmark / f"{folder}.json"
 
 
-def headline_metrics_path(benchmark: str) -> Path:
-    """About ten headline figures of one benchmark: what `dvc metrics show` prints."""
-    return Path("metrics/headline") / f"{benchmark}.json"
+HEADLINE_METRICS = Path("metrics/headline.json")
+"""Three figures per benchmark, keyed by benchmark: the one DVC metrics file."""
 
 
 RELEASES_DIR = Path("releases")
