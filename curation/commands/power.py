@@ -13,8 +13,10 @@ from typing import Any
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the power table."""
+    from curation.commands._common import require_project
     from curation.commands._progress import run_power
 
+    require_project()  # the benchmark's difficulties are this project's data/difficulty/
     print(
         run_power(
             benchmark=args.benchmark,

@@ -11,13 +11,18 @@ import argparse
 import sys
 from typing import Any
 
+from curation.commands._common import require_project
 from curation.commands.release import record
 
 
 def run_publish(args: argparse.Namespace) -> int:
     """``curate publish DATASET --repo-id ORG/NAME --version X.Y.Z [--dry-run]``."""
+    from pathlib import Path
+
     from curation.publish import card_repo_id, publish, resolve_dataset_dir
 
+    if not Path(args.dataset).is_dir() and not Path(args.dist).is_dir():
+        require_project()  # a benchmark name means this project's dist/
     dataset_dir = resolve_dataset_dir(args.dataset, args.version, dist=args.dist)
     result = publish(
         dataset_dir,

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curation.commands._common import require_project
 from curation.review import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -31,9 +32,11 @@ def _context(args: argparse.Namespace) -> tuple[ParamsFile | None, ReviewSetting
 
     params = None
     if args.params is not None:
-        params = read_params(args.params)
+        params = read_params(require_project(args.params))
     elif Path("params.yaml").is_file():
         params = read_params("params.yaml")
+    elif getattr(args, "db", None) is None:  # neither a project nor a queue named
+        require_project()
     config = params.review if params is not None else ReviewSettings()
     if getattr(args, "db", None) is not None:
         config = config.model_copy(update={"db": Path(args.db)})
