@@ -49,7 +49,9 @@ def register(sub: Any) -> None:
         help="re-evaluations per item (default: 1 4 16 64)",
     )
     p.add_argument("--sims", type=int, default=400, help="simulations per point (default 400)")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the test (default: 0.05)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulations (default: 0)")
     p.add_argument("--plot", type=Path, default=None, help="PNG path (default plots/power/<b>.png)")
     p.set_defaults(func=run)

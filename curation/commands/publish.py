@@ -30,6 +30,7 @@ def run_publish(args: argparse.Namespace) -> int:
         version=args.version,
         dry_run=args.dry_run,
         token_env=args.token_env,
+        allow_unknown_license=args.allow_unknown_license,
     )
     print(result.summary(), flush=True)
     named = card_repo_id(dataset_dir)
@@ -60,6 +61,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--dry-run", action="store_true", help="check and list what would be uploaded; no network"
+    )
+    p.add_argument(
+        "--allow-unknown-license",
+        action="store_true",
+        help="publish a build whose card says license: unknown (refused otherwise)",
     )
     p.add_argument("--dist", default="dist", help="folder holding the builds (default: dist)")
     p.add_argument(

@@ -288,14 +288,19 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_rebuild)
 
     q = sub.add_parser("add-reviewer", help="add a reviewer account and print its token once")
-    q.add_argument("name")
-    q.add_argument("--role", choices=("reviewer", "adjudicator"), default="reviewer")
+    q.add_argument("name", help="the reviewer's name, as decisions record it")
+    q.add_argument(
+        "--role",
+        choices=("reviewer", "adjudicator"),
+        default="reviewer",
+        help="an adjudicator's decision resolves a conflict between reviewers (default: reviewer)",
+    )
     q.add_argument("--users", default=None, help="users file (default: review.users in params)")
     _common(q)
     q.set_defaults(func=cmd_add_reviewer)
 
     q = sub.add_parser("undo", help="undo a bulk batch (new superseding decisions, no deletes)")
-    q.add_argument("batch")
+    q.add_argument("batch", help="the batch id that Accept all… / Reject all… printed")
     q.add_argument("--reviewer", required=True, help="who undoes it")
     _common(q)
     q.set_defaults(func=cmd_undo)
