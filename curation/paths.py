@@ -170,8 +170,13 @@ def judge_metrics_path(benchmark: str) -> Path:
 # --- human review (defaults of params.yaml ``review:``) -------------------------------
 
 REVIEW_DB = Path("data/review/queue.sqlite")
-REVIEW_DECISIONS = Path("data/review/decisions.jsonl")
-REVIEW_ACCEPTED_TEMPLATE = "data/review/accepted/{benchmark}.parquet"
+REVIEW_EXPORT_DIR = Path("data/review/export")
+"""What `curate review export` writes and the build stage depends on (one folder, so a
+benchmark nobody reviewed yet and an empty decision log are no missing or empty deps)."""
+REVIEW_DECISIONS = REVIEW_EXPORT_DIR / "decisions.jsonl"
+REVIEW_ACCEPTED_TEMPLATE = "data/review/export/{benchmark}.parquet"
+"""Every reviewed candidate of a benchmark with its review_status (not only the accepted
+ones: the card counts the others); only accepted rows are built."""
 REVIEW_EDITED_TEMPLATE = "data/review/edited/{benchmark}.parquet"
 REVIEW_RECALIBRATED_TEMPLATE = "data/review/recalibrated/{benchmark}.parquet"
 

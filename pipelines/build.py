@@ -2,7 +2,7 @@
 
 Reads data/items, data/difficulty, data/calibration, data/responses, the calibrated
 subsets (data/subsets/<b>/ + metrics/subsets/<b>.json) and, when present, the reviewed
-additions (``build.accepted``, default data/review/accepted/<b>.parquet). Writes
+additions (``build.accepted``, default data/review/export/<b>.parquet). Writes
 dist/<b>/<b>-<version>/ and metrics/build/<b>.json. ``version: auto`` bumps from the
 release committed in releases/<b>.json (`curate release`, `curate publish`), so every
 clone computes the same version. Publishing is `curate publish`, never

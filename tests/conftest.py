@@ -74,8 +74,8 @@ build:
   version: auto
   initial_version: 1.0.0
   dist: dist
-  accepted: data/review/accepted/{benchmark}.parquet
-  decisions: data/review/decisions.jsonl
+  accepted: data/review/export/{benchmark}.parquet
+  decisions: data/review/export/decisions.jsonl
 panel:
   models:
     - {name: sim-weak, model_id: sim-weak, ability: -1.0}

@@ -139,7 +139,7 @@ def add_benchmark(
     """
     from curation.io.tables import write_table
     from curation.items import ingest_benchmark
-    from curation.paths import REVIEW_ACCEPTED_TEMPLATE, imports_dir, raw_dir
+    from curation.paths import REVIEW_ACCEPTED_TEMPLATE, REVIEW_DECISIONS, imports_dir, raw_dir
     from curation.responses import import_responses
     from curation.schemas import empty_frame
 
@@ -243,7 +243,7 @@ def add_benchmark(
     accepted = Path((review.accepted or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
     if not accepted.is_file():
         write_table(empty_frame("accepted_item"), accepted, "accepted_item")
-    decisions = Path(review.decisions or "data/review/decisions.jsonl")
+    decisions = Path(review.decisions or REVIEW_DECISIONS)
     if not decisions.is_file():
         decisions.parent.mkdir(parents=True, exist_ok=True)
         decisions.write_text("", encoding="utf-8")

@@ -247,7 +247,8 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_serve)
 
     q = sub.add_parser(
-        "export", help="write data/review/decisions.jsonl and the reviewed items for the build"
+        "export",
+        help="write data/review/export/decisions.jsonl and the reviewed items for the build",
     )
     q.add_argument(
         "--force",

@@ -50,7 +50,7 @@ class BuiltRepo:
 
     path: Path
     first_repro: str
-    """What that first `dvc repro` printed (which stages ran)."""
+    """What that first `dvc repro` printed, stdout then stderr (which stages ran, warnings)."""
 
 
 PER_BENCHMARK = ("ingest", "responses", "check", "annotate", "fill", "judge", "subsets", "build")

@@ -14,7 +14,8 @@ from tests.pipelines._dvc import BuiltRepo, copy_repo, dvc, run, write_dvc_proje
 
 def _build(folder: Path) -> None:
     root = write_dvc_project(folder / "repo")
-    first = dvc(root, "repro")
+    proc = run(root, "dvc", "repro")
+    first = proc.stdout + proc.stderr  # DVC's warnings go to stderr
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-q", "-m", "baseline")
     (folder / "first-repro.txt").write_text(first)
