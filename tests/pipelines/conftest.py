@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_once, shared_tmp
-from tests.pipelines._dvc import BuiltRepo, copy_repo, dvc, run, write_dvc_project
+from tests.pipelines._dvc import BuiltRepo, copy_repo, run, write_dvc_project
 
 
 def _build(folder: Path) -> None:
