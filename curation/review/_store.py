@@ -408,8 +408,13 @@ def _version(row: sqlite3.Row) -> Version:
     )
 
 
-PRIORITY = "CASE WHEN json_extract(v.record, '$.selected') THEN 0 ELSE 1 END"
-"""Items BenchFill selected for insertion first: they are what a published dataset adds."""
+PRIORITY = (
+    "CASE WHEN json_extract(v.record, '$.selected') THEN "
+    "(CASE WHEN json_extract(v.record, '$.method') = 'benchfill' THEN 0 ELSE 1 END) "
+    "ELSE 2 END"
+)
+"""The queue's default order: the items BenchFill selected for insertion (what a published
+dataset adds), then the other methods' selections (the baseline's), then the rest."""
 
 SORTS = {
     "priority": PRIORITY,
