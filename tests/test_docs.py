@@ -77,3 +77,13 @@ def test_every_curate_command_exists_and_its_help_runs(page: Path, capsys):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_no_page_cites_a_document_the_repository_lacks(page: Path):
     assert not re.search(r"\bSPEC\b", page.read_text(encoding="utf-8")), page.name
+
+
+def test_every_figure_dvc_metrics_show_prints_is_in_the_metrics_table():
+    """`sub_ddm`, `tau` and `fill_top3_pct` were printed with no word on what they are."""
+    import json
+
+    table = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    headline = json.loads((REPO / "metrics" / "headline.json").read_text(encoding="utf-8"))
+    names = {key for figures in headline.values() for key in figures}
+    assert names and all(f"| `<b>.{name}` |" in table for name in names), names
