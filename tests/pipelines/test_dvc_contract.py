@@ -316,3 +316,26 @@ def test_metrics_show_of_the_bundled_benchmarks_fits_200_columns():
     for b in ("gsm8k", "math-l5", "crux"):
         assert f"{b}.ddm" in lines[0] and f"{b}.fill_pct" in lines[0], b
     assert max(len(line) for line in lines) <= 200
+
+
+@pytest.mark.long(seconds=15)
+def test_plots_show_draws_each_figure_once_and_the_ecdf_per_series(built_repo, tmp_path):
+    """`dvc plots show` was a 62,743 px page: every figure twice (PNG and SVG) at 3000 px,
+    and the vega ECDF drew every series in one colour with a y axis titled `y`."""
+    import re
+
+    out = tmp_path / "plots"
+    run(built_repo.path, "dvc", "plots", "show", "-o", str(out))
+    html = (out / "index.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'<div\s+id="(plots_[^"]+)"', html))
+    svgs = {i for i in ids if i.endswith("_svg")}
+    assert svgs and {i.removesuffix("_svg") + "_png" for i in svgs} <= ids
+    assert 'div[id$="_svg"] { display: none; }' in html  # shown once: the PNG
+    assert re.search(r"img \{ width: \d+px; max-width: \d+vw; height: auto; \}", html)
+
+    spec = json.loads(run(built_repo.path, "dvc", "plots", "show", "--json").stdout)
+    (ecdf,) = (v for k, v in spec["data"].items() if k.startswith("ECDF"))
+    encoding = ecdf[0]["content"]["encoding"]
+    assert encoding["color"]["field"] == "field"  # one colour per series
+    assert encoding["y"]["title"] == "share of items at or below z"
+    assert encoding["x"]["title"] == "difficulty z"
