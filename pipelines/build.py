@@ -23,6 +23,7 @@ from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
 from curation.items import write_skipped_metrics
+from curation.measure import Thresholds
 from curation.params_model import ParamsFile
 from curation.paths import (
     build_metrics_path,
@@ -177,6 +178,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             source_datasets=tuple(spec.source_datasets or ()),
         ),
         figure_formats=tuple(params.plots.format),
+        flag_thresholds=Thresholds(**params.gaps.thresholds.model_dump()),
     )
     result = build_dataset(
         inputs,
