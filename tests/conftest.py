@@ -66,6 +66,7 @@ annotate:
   laplace_draws: 50
 gaps:
   targets: [uniform]
+  thresholds: {ddm: 0.10, max_gap: 0.10, top_5_sum: 0.30}  # a build param (the card figure)
 subsets:
   sizes: [3]
   targets: [uniform]
