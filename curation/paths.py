@@ -170,8 +170,13 @@ def judge_metrics_path(benchmark: str) -> Path:
 # --- human review (defaults of params.yaml ``review:``) -------------------------------
 
 REVIEW_DB = Path("data/review/queue.sqlite")
-REVIEW_DECISIONS = Path("data/review/decisions.jsonl")
-REVIEW_ACCEPTED_TEMPLATE = "data/review/accepted/{benchmark}.parquet"
+REVIEW_EXPORT_DIR = Path("data/review/export")
+"""What `curate review export` writes and the build stage depends on (one folder, so a
+benchmark nobody reviewed yet and an empty decision log are no missing or empty deps)."""
+REVIEW_DECISIONS = REVIEW_EXPORT_DIR / "decisions.jsonl"
+REVIEW_ACCEPTED_TEMPLATE = "data/review/export/{benchmark}.parquet"
+"""Every reviewed candidate of a benchmark with its review_status (not only the accepted
+ones: the card counts the others); only accepted rows are built."""
 REVIEW_EDITED_TEMPLATE = "data/review/edited/{benchmark}.parquet"
 REVIEW_RECALIBRATED_TEMPLATE = "data/review/recalibrated/{benchmark}.parquet"
 
@@ -209,9 +214,8 @@ def build_record_path(benchmark: str, folder: str) -> Path:
     return BUILD_RECORDS / benchmark / f"{folder}.json"
 
 
-def headline_metrics_path(benchmark: str) -> Path:
-    """About ten headline figures of one benchmark: what `dvc metrics show` prints."""
-    return Path("metrics/headline") / f"{benchmark}.json"
+HEADLINE_METRICS = Path("metrics/headline.json")
+"""Three figures per benchmark, keyed by benchmark: the one DVC metrics file."""
 
 
 RELEASES_DIR = Path("releases")

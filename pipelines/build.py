@@ -2,7 +2,7 @@
 
 Reads data/items, data/difficulty, data/calibration, data/responses, the calibrated
 subsets (data/subsets/<b>/ + metrics/subsets/<b>.json) and, when present, the reviewed
-additions (``build.accepted``, default data/review/accepted/<b>.parquet). Writes
+additions (``build.accepted``, default data/review/export/<b>.parquet). Writes
 dist/<b>/<b>-<version>/ and metrics/build/<b>.json. ``version: auto`` bumps from the
 release committed in releases/<b>.json (`curate release`, `curate publish`), so every
 clone computes the same version. Publishing is `curate publish`, never
@@ -11,7 +11,7 @@ this stage.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import json
@@ -23,6 +23,7 @@ from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
 from curation.items import write_skipped_metrics
+from curation.measure import Thresholds
 from curation.params_model import ParamsFile
 from curation.paths import (
     build_metrics_path,
@@ -187,6 +188,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             source_datasets=tuple(spec.source_datasets or ()),
         ),
         figure_formats=tuple(params.plots.format),
+        flag_thresholds=Thresholds(**params.gaps.thresholds.model_dump()),
     )
     result = build_dataset(
         inputs,

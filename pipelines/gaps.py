@@ -10,7 +10,7 @@ responses and the calibration (:class:`curation.measure.FittedBenchmark`).
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 from dataclasses import replace

@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 
 from curation.commands.benchmark import add_benchmark
-from curation.errors import ConfigError
+from curation.errors import ConfigError, InputError
 from curation.params_model import read_params
 from tests.conftest import TOY_ITEMS
 
 
-def _add(name: str, root: Path) -> str:
+def _add(name: str, root: Path, *, license: str = "MIT", cell: str = "0") -> str:
     items = root / "new_items.jsonl"
     items.write_text("".join(json.dumps(r) + "\n" for r in TOY_ITEMS))
     wide = root / "new_wide.csv"
     ids = [r["id"] for r in TOY_ITEMS]
     wide.write_text(
-        "model," + ",".join(ids) + "\n" + "a,1,0,1,0,1,0\n" + "b,1,1,0,0,0,1\n",
+        "model," + ",".join(ids) + "\n" + "a,1,0,1,0,1,0\n" + f"b,1,1,0,0,0,{cell}\n",
         encoding="utf-8",
     )
     return add_benchmark(
@@ -30,7 +30,7 @@ def _add(name: str, root: Path) -> str:
         fmt="wide",
         field_map={"item": "id", "question": "prompt", "answer": "target"},
         domain="math",
-        license="MIT",
+        license=license,
         source=None,
         answer_type="numeric",
         model_column="model",
@@ -58,3 +58,19 @@ def test_the_written_entry_is_what_the_stages_read(toy_project: Path) -> None:
     assert entry.in_domain_reference is False
     with pytest.raises(ConfigError, match="already exists"):
         _add("toy-2", toy_project)
+
+
+def test_a_bad_cell_names_the_users_file(toy_project: Path) -> None:
+    """Not the scratch copy the entry is checked in (/tmp/tmpw_imxuxi/matrix.csv)."""
+    with pytest.raises(InputError) as err:
+        _add("toy-2", toy_project, cell="7")
+    assert str(err.value).startswith(f"{toy_project / 'new_wide.csv'}: row 2: field 'q5'")
+    assert not (toy_project / "data" / "raw" / "toy-2").exists()
+
+
+def test_an_unknown_license_is_warned_about(toy_project: Path, capsys) -> None:
+    _add("toy-2", toy_project, license="unknown")
+    err = capsys.readouterr().err
+    assert "benchmarks.toy-2.license is unknown" in err and "curate publish` refuses" in err
+    _add("toy-3", toy_project)
+    assert "license" not in capsys.readouterr().err

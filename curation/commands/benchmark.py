@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from curation.benchmarks import check_benchmark_name
-from curation.errors import ConfigError, InputError
+from curation.errors import ConfigError, CurationError, InputError
+from curation.items import ANSWER_TYPES
 from curation.params import load_params
 from curation.params_model import validate_params
 
 FIELD_TARGETS = ("item", "question", "answer", "choices", "answer_type")
+UNKNOWN_LICENSE = "unknown"
 
 
 def parse_field_map(text: str | None) -> dict[str, str]:
@@ -41,6 +46,22 @@ def parse_field_map(text: str | None) -> dict[str, str]:
             )
         out[target] = source
     return out
+
+
+@contextmanager
+def _naming_user_files(copies: dict[str, str]) -> Iterator[None]:
+    """Rewrite the scratch copies' paths in a :class:`CurationError` to the user's files."""
+    try:
+        yield
+    except CurationError as exc:
+        if isinstance(exc, InputError) and exc.file in copies:
+            exc.file = copies[exc.file]
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else None
+        if text is not None:
+            for copy, user in copies.items():
+                text = text.replace(copy, user)
+            exc.args = (text, *exc.args[1:])
+        raise
 
 
 def _lm_eval_long(path: Path, *, name: str, known: list[str], item_field: str | None) -> str:
@@ -118,7 +139,7 @@ def add_benchmark(
     """
     from curation.io.tables import write_table
     from curation.items import ingest_benchmark
-    from curation.paths import REVIEW_ACCEPTED_TEMPLATE, imports_dir, raw_dir
+    from curation.paths import REVIEW_ACCEPTED_TEMPLATE, REVIEW_DECISIONS, imports_dir, raw_dir
     from curation.responses import import_responses
     from curation.schemas import empty_frame
 
@@ -167,8 +188,18 @@ def add_benchmark(
             "with collect.enabled false; to ask the panel instead, add the entry by hand"
         )
 
-    # validate everything in a scratch copy before writing anything
-    with tempfile.TemporaryDirectory() as scratch:
+    # validate everything in a scratch copy before writing anything; an error names the
+    # user's file, not the scratch copy it was found in
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        _naming_user_files(
+            {
+                str(Path(scratch) / items.name): str(items),
+                str(Path(scratch) / responses.name): str(responses),
+                str(Path(scratch) / "responses.csv"): f"{responses} (read as lm-eval samples)",
+            }
+        ),
+    ):
         sraw = Path(scratch)
         shutil.copyfile(items, sraw / items.name)
         test_entry = yaml.safe_load(yaml.safe_dump(entry))
@@ -212,7 +243,7 @@ def add_benchmark(
     accepted = Path((review.accepted or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
     if not accepted.is_file():
         write_table(empty_frame("accepted_item"), accepted, "accepted_item")
-    decisions = Path(review.decisions or "data/review/decisions.jsonl")
+    decisions = Path(review.decisions or REVIEW_DECISIONS)
     if not decisions.is_file():
         decisions.parent.mkdir(parents=True, exist_ok=True)
         decisions.write_text("", encoding="utf-8")
@@ -227,6 +258,14 @@ def add_benchmark(
         else "other benchmarks' published numbers are unchanged "
         "(in_domain_reference: false; --reference to rank against it)"
     )
+    if license == UNKNOWN_LICENSE:
+        print(
+            f"warning: {params_file}: benchmarks.{name}.license is unknown; set the source's "
+            "license (an SPDX id such as MIT or CC-BY-4.0) before publishing: `curate "
+            "publish` refuses an unknown license",
+            file=sys.stderr,
+            flush=True,
+        )
     return (
         f"{name}: {table.height} items, {matrix.height} responses ({n_models} models) -> "
         f"{raw}/ and {params_file}: benchmarks.{name}{plot}; {ref}\n"
@@ -240,18 +279,53 @@ def register(sub: Any) -> None:
     p = sub.add_parser("benchmark", help="benchmarks in params.yaml (subcommand: add)")
     bsub = p.add_subparsers(dest="benchmark_command", metavar="ACTION", required=True)
     q = bsub.add_parser("add", help="onboard a benchmark: raw files, params entry, inputs")
-    q.add_argument("name", metavar="NAME")
+    q.add_argument(
+        "name", metavar="NAME", help="benchmark name (letters, digits, - and _; no dots)"
+    )
     q.add_argument("--items", type=Path, required=True, help="items file (jsonl/json/csv/parquet)")
-    q.add_argument("--responses", type=Path, help="response matrix or lm-eval samples file")
-    q.add_argument("--format", choices=("wide", "long", "lm-eval"), default="wide")
+    q.add_argument(
+        "--responses",
+        type=Path,
+        help="response matrix (--format wide or long) or lm-eval samples file (--format lm-eval)",
+    )
+    q.add_argument(
+        "--format",
+        choices=("wide", "long", "lm-eval"),
+        default="wide",
+        help="of --responses: wide = one row per model, one 0/1 (or rate) column per item; "
+        "long = columns model, item, n_trials, n_correct; lm-eval = a --log_samples file "
+        "(default: wide)",
+    )
     q.add_argument(
         "--field-map",
         help="TARGET=SOURCE,... for the items (targets: " + ", ".join(FIELD_TARGETS) + ")",
     )
-    q.add_argument("--domain", default="general")
-    q.add_argument("--license", default="unknown")
-    q.add_argument("--source", default=None)
-    q.add_argument("--answer-type", default="exact")
+    q.add_argument(
+        "--domain",
+        default="general",
+        help="domain (math, code, ...): benchmarks of one domain rank models against each "
+        "other (default: general)",
+    )
+    q.add_argument(
+        "--license",
+        default=UNKNOWN_LICENSE,
+        help="license of the source items, an SPDX id such as MIT or CC-BY-4.0; it goes into "
+        "the dataset card, and `curate publish` refuses 'unknown' (the default; warned)",
+    )
+    q.add_argument(
+        "--source",
+        default=None,
+        help="where the items come from (repository, commit, paper); default: the items "
+        "file's name",
+    )
+    q.add_argument(
+        "--answer-type",
+        choices=ANSWER_TYPES,
+        default="exact",
+        help="how answers are graded: numeric (numbers with tolerance, fractions, \\boxed{}), "
+        "exact (string match), choice (a letter), code (never run without a sandbox), "
+        "free (not graded automatically) (default: exact)",
+    )
     q.add_argument("--model-column", default="model", help="wide: the model column")
     q.add_argument("--n-trials", type=int, default=1, help="wide: trials behind each cell")
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id")
@@ -261,7 +335,7 @@ def register(sub: Any) -> None:
         help="let the other benchmarks of the domain rank models against this one too "
         "(changes their Kendall tau)",
     )
-    q.add_argument("--params", default="params.yaml")
+    q.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
 
     def _run(args: Any) -> int:
         print(

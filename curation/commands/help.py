@@ -90,8 +90,9 @@ HELP: dict[str, tuple[str, str]] = {
         "curate review serve --reviewer alice        # then open http://127.0.0.1:8765/",
     ),
     "review export": (
-        "Write the queue's decisions to data/review/decisions.jsonl and the accepted items to "
-        "data/review/accepted/<b>.parquet: the inputs the build stage publishes from "
+        "Write the queue's decisions to data/review/export/decisions.jsonl and every reviewed item "
+        "(with its status; only accepted ones are built) to "
+        "data/review/export/<b>.parquet: the inputs the build stage publishes from "
         "(commit them, then `dvc repro`).",
         "curate review export && git add data/review && dvc repro",
     ),

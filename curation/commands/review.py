@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curation.commands._common import require_project
 from curation.review import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -31,9 +32,11 @@ def _context(args: argparse.Namespace) -> tuple[ParamsFile | None, ReviewSetting
 
     params = None
     if args.params is not None:
-        params = read_params(args.params)
+        params = read_params(require_project(args.params))
     elif Path("params.yaml").is_file():
         params = read_params("params.yaml")
+    elif getattr(args, "db", None) is None:  # neither a project nor a queue named
+        require_project()
     config = params.review if params is not None else ReviewSettings()
     if getattr(args, "db", None) is not None:
         config = config.model_copy(update={"db": Path(args.db)})
@@ -244,7 +247,8 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_serve)
 
     q = sub.add_parser(
-        "export", help="write data/review/decisions.jsonl and the reviewed items for the build"
+        "export",
+        help="write data/review/export/decisions.jsonl and the reviewed items for the build",
     )
     q.add_argument(
         "--force",
@@ -285,14 +289,19 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_rebuild)
 
     q = sub.add_parser("add-reviewer", help="add a reviewer account and print its token once")
-    q.add_argument("name")
-    q.add_argument("--role", choices=("reviewer", "adjudicator"), default="reviewer")
+    q.add_argument("name", help="the reviewer's name, as decisions record it")
+    q.add_argument(
+        "--role",
+        choices=("reviewer", "adjudicator"),
+        default="reviewer",
+        help="an adjudicator's decision resolves a conflict between reviewers (default: reviewer)",
+    )
     q.add_argument("--users", default=None, help="users file (default: review.users in params)")
     _common(q)
     q.set_defaults(func=cmd_add_reviewer)
 
     q = sub.add_parser("undo", help="undo a bulk batch (new superseding decisions, no deletes)")
-    q.add_argument("batch")
+    q.add_argument("batch", help="the batch id that Accept all… / Reject all… printed")
     q.add_argument("--reviewer", required=True, help="who undoes it")
     _common(q)
     q.set_defaults(func=cmd_undo)

@@ -100,13 +100,17 @@ def plot_difficulty_vs_ability(
     lo = min(theta.min(), free.min() if free.size else theta.min()) - 0.5
     hi = max(theta.max(), free.max() if free.size else theta.max()) + 0.5
     bins = np.linspace(lo, hi, 41)
-    ax_b.hist(free, bins=bins, color=PALETTE[0], alpha=0.85,
-              label=f"items (n={free.size}; all-solved {n_all}, none-solved {n_none})")  # fmt: skip
+    ax_b.hist(free, bins=bins, color=PALETTE[0], alpha=0.85)
     for t in (theta.min(), theta.max()):
         ax_b.axvline(t, color=HIGHLIGHT, lw=1, ls="--")
     ax_b.set_ylabel("items")
-    ax_b.set_title(wrap_title(_title(result, "difficulty vs ability"), 5.0))
-    ax_b.legend(fontsize=7, loc="upper left")
+    # what a legend over the bars said, under the title (the legend covered the bars)
+    ax_b.set_title(
+        wrap_title(_title(result, "difficulty vs ability"), 5.0)
+        + f"\nitems: n={free.size} (all-solved {n_all}, none-solved {n_none});"
+        " dashed: the panel's weakest and strongest model",
+        fontsize=8,
+    )
     if many:
         ax_t.plot(theta, np.zeros_like(theta), "|", color=HIGHLIGHT, ms=12, alpha=0.3)
         ax_t.set_yticks([])

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from adjustText import adjust_text
 
 from curation.irt.mirt import MirtReport
+from curation.plots._collisions import GUIDE, text_collisions
 from curation.plots._style import (
     DEFAULT_FORMATS,
     NEUTRAL,
     PALETTE,
     SavedFigure,
+    legend_outside,
     new_figure,
     row_fontsize,
     rows_height,
@@ -91,6 +94,29 @@ def plot_mirt_loadings(
     return save_figure(fig, path, formats=formats)
 
 
+def _drop_covering_labels(fig: Any, labels: list[Any], leaders: list[Any]) -> int:
+    """Remove each model name (and its leader line) that still covers another name, an
+    arrow or a leader line after adjustText, one at a time, worst first; returns how
+    many. A dense panel keeps every point; a name that would hide another is left out."""
+    leader_of = {id(getattr(p, "patchA", None)): p for p in leaders}
+    dropped = 0
+    for _ in range(len(labels)):
+        found = text_collisions(fig)
+        counts: dict[int, int] = {}
+        for text in labels:
+            name = repr(text.get_text().strip()[:40])
+            counts[id(text)] = sum(1 for line in found if name in line)
+        worst = max(labels, key=lambda t: counts[id(t)], default=None)
+        if worst is None or counts[id(worst)] == 0:
+            break
+        labels.remove(worst)
+        worst.remove()
+        if (leader := leader_of.get(id(worst))) is not None:
+            leader.remove()
+        dropped += 1
+    return dropped
+
+
 def plot_mirt_models(
     report: MirtReport, path: str | os.PathLike[str], *, formats: Sequence[str] = DEFAULT_FORMATS
 ) -> SavedFigure:
@@ -118,14 +144,13 @@ def plot_mirt_models(
         return save_figure(fig, path, formats=formats)
     side = min(11.0, max(6.4, 3.0 + 0.12 * n))
     fig, ax = new_figure(width=side + 0.6, height=side)
-    ax.axhline(0, color=NEUTRAL, lw=0.5)
-    ax.axvline(0, color=NEUTRAL, lw=0.5)
+    ax.axhline(0, color=NEUTRAL, lw=0.5, gid=GUIDE)  # faint guides labels may cross
+    ax.axvline(0, color=NEUTRAL, lw=0.5, gid=GUIDE)
     ax.scatter(theta[:, 0], theta[:, 1], s=14, color=PALETTE[0], zorder=3)
     profiles = report.profiles[report.analysis_d]
     span = float(np.max(np.abs(theta[:, :2]))) or 1.0
     vecs = np.array([p.mean_loading[:2] for p in profiles])
     scale = 0.8 * span / (float(np.max(np.linalg.norm(vecs, axis=1))) or 1.0)
-    heads = []
     for k, p in enumerate(profiles):
         color = PALETTE[(k + 1) % len(PALETTE)]
         v = vecs[k] * scale
@@ -135,7 +160,8 @@ def plot_mirt_models(
             xytext=(0, 0),
             arrowprops={"arrowstyle": "->", "color": color, "lw": 1.6},
         )
-        heads.append(ax.text(v[0], v[1], p.benchmark, color=color, fontsize=9, fontweight="bold"))
+        # named in the legend: a name at the arrow head landed on model labels and arrows
+        ax.plot([], [], color=color, lw=1.6, label=p.benchmark)
     pad = 0.12 * span
     ax.set_xlim(min(theta[:, 0].min(), vecs[:, 0].min() * scale) - pad,
                 max(theta[:, 0].max(), vecs[:, 0].max() * scale) + pad)  # fmt: skip
@@ -147,10 +173,10 @@ def plot_mirt_models(
         for j, m in enumerate(fit.models)
     ]
     # Points the labels must keep clear of: the models, and points along each arrow.
-    along = np.linspace(0.05, 1.0, 24)[:, None, None] * (vecs[None, :, :2] * scale)
+    along = np.linspace(0.02, 1.0, 64)[:, None, None] * (vecs[None, :, :2] * scale)
     avoid = np.concatenate([theta[:, :2], along.reshape(-1, 2)])
-    adjust_text(
-        [*labels, *heads],
+    _, leaders = adjust_text(
+        labels,
         x=avoid[:, 0],
         y=avoid[:, 1],
         ax=ax,
@@ -161,13 +187,16 @@ def plot_mirt_models(
         # so the layout (and the file DVC hashes) depended on the machine's load.
         iter_lim=400,
     )
+    left_out = _drop_covering_labels(fig, labels, leaders)
+    legend_outside(fig, ax, ncols=min(len(profiles), 4))
     ax.set_xlabel("ability, dim 1")
     ax.set_ylabel("ability, dim 2")
     extra = f" (of {fit.d})" if fit.d > 2 else ""
+    unnamed = f"; {left_out} names left out where they would cover others" if left_out else ""
     ax.set_title(
         wrap_title(
             f"{n} models in dimensions 1–2{extra}, {report.rotation} rotation; "
-            "arrows: benchmark mean loadings",
+            f"arrows: benchmark mean loadings{unnamed}",
             side,
         )
     )

@@ -35,6 +35,7 @@ import polars as pl
 from curation.errors import ConfigError, InputError
 from curation.io.atomic import writes_now
 from curation.io.tables import read_json
+from curation.measure import Thresholds
 from curation.plots import DEFAULT_FORMATS
 from curation.plots.publish import (
     ecdf_panels,
@@ -152,6 +153,8 @@ class BuildInputs:
     card: CardOptions = field(default_factory=CardOptions)
     figure_formats: tuple[str, ...] = DEFAULT_FORMATS
     """Files per card figure (``plots.format``): the PNG the card links, SVG beside it, ..."""
+    flag_thresholds: Thresholds = field(default_factory=Thresholds)
+    """``gaps.thresholds``: the line each measure of the ddm_gaps figure is flagged at."""
 
 
 @dataclass(frozen=True)
@@ -660,7 +663,13 @@ def build_dataset(
             title=f"{inputs.benchmark}: ECDF of every config against its target",
             formats=fmt,
         )
-        plot_ddm_gaps(before, after, tmp / FIGURES["ddm_gaps"], formats=fmt)
+        plot_ddm_gaps(
+            before,
+            after,
+            tmp / FIGURES["ddm_gaps"],
+            thresholds=inputs.flag_thresholds,
+            formats=fmt,
+        )
         (tmp / "README.md").write_text(
             finalize_card(card, version=str(ver), previous=previous), encoding="utf-8"
         )

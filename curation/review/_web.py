@@ -89,6 +89,15 @@ class Session:
     """Set when a reviewer token authenticated this browser: the name is locked."""
     flash: tuple[str, str] | None = None
     seen: float = field(default_factory=time.monotonic)
+    trail: list[tuple[str, str]] = field(default_factory=list)
+    """Item pages this browser opened, oldest first (the last 50): `p` goes back."""
+
+    def visit(self, benchmark: str, candidate: str) -> tuple[str, str] | None:
+        """Record an item page visit; the item opened before it (for `p`), if any."""
+        key = (benchmark, candidate)
+        if not self.trail or self.trail[-1] != key:
+            self.trail = [*self.trail[-49:], key]
+        return next((k for k in reversed(self.trail[:-1]) if k != key), None)
 
     def pop_flash(self) -> tuple[str, str] | None:
         flash, self.flash = self.flash, None
@@ -255,6 +264,7 @@ def create_app(
             has_guidelines=guidelines_html is not None,
             flash=sess.pop_flash(),
             path=request.url.path,
+            progress=store.progress(sess.reviewer) if sess.reviewer else None,
             **ctx,
         )
         return HTMLResponse(html, status_code=status)
@@ -320,7 +330,7 @@ def create_app(
         page = max(1, page)
         rows, total = store.queue(
             **kw,
-            sort=filters["sort"] or "candidate",
+            sort=filters["sort"] or "priority",
             descending=bool(filters["desc"]),
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
@@ -450,6 +460,7 @@ def create_app(
         rates = [p.rate for p in panel if p.rate is not None]
         mrec = measured.record if measured else {}
         nxt = store.next_item(benchmark, candidate)
+        prev = request.state.session.visit(benchmark, candidate)
         return render(
             request,
             "item.html",
@@ -479,6 +490,7 @@ def create_app(
             ),
             lineage=pretty_json(rec.get("lineage")),
             next_item=nxt,
+            prev_item=prev,
             decisions=DECISIONS,
             guidelines=guidelines_html,
             panel_collapsed=len(panel) > PANEL_OPEN,
@@ -495,7 +507,10 @@ def create_app(
     @app.get("/item/{benchmark}/{candidate:path}", response_class=HTMLResponse)
     def item(request: Request, benchmark: str, candidate: str) -> HTMLResponse:
         try:
-            return item_page(request, benchmark, candidate)
+            page = item_page(request, benchmark, candidate)
+            if request.headers.get("HX-Request"):  # reached by a decision's redirect
+                page.headers["HX-Push-Url"] = request.url.path
+            return page
         except ItemNotFound as exc:
             return render(request, "message.html", status=404, title="Not found", message=str(exc))
 
@@ -570,6 +585,12 @@ def create_app(
             text += " (overruling the judge)"
         if saved.new_version:
             text += f"; version {saved.new_version} goes back to calibration"
+        # accepted or rejected: on to the next pending item (`p` comes back); an edit
+        # stays, to show the new version
+        nxt = None if saved.new_version else store.next_item(benchmark, candidate)
+        if nxt is not None:
+            text += f" on {benchmark}/{candidate}; next pending item (p: back)"
+            benchmark, candidate = nxt
         sess.flash = ("ok", text + ".")
         url = f"/item/{quote(benchmark, safe='')}/{quote(candidate, safe='')}"
         return RedirectResponse(url, status_code=303)

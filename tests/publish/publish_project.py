@@ -161,7 +161,7 @@ def accepted_rows(benchmark: str, specs: list[tuple[str, float, str]], **over) -
 
 
 def write_accepted(root: Path, df: pl.DataFrame, benchmark: str = "toy") -> Path:
-    path = root / f"data/review/accepted/{benchmark}.parquet"
+    path = root / f"data/review/export/{benchmark}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
     df.write_parquet(path)
     return path

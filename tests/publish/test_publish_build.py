@@ -212,7 +212,7 @@ def test_bad_additions_and_records_are_errors(project: Path):
     write_accepted(project, accepted_rows("toy", [("toy-new", 1.7, "accepted")]))
     with pytest.raises(InputError, match=r"toy\.parquet: row 1: field 'z'"):
         run_subsets_and_build(project)
-    Path("data/review/accepted/toy.parquet").unlink()
+    Path("data/review/export/toy.parquet").unlink()
     diff = pl.read_parquet("data/difficulty/toy.parquet")
     bad_z = pl.when(pl.col("item") == "toy-005").then(1.5).otherwise(pl.col("z")).alias("z")
     diff.with_columns(bad_z).write_parquet("data/difficulty/toy.parquet")
