@@ -6,14 +6,14 @@ file is read as a lazy scan in one streaming pass: ids become categorical codes 
 rows stream (4 bytes a row, then 1-2 after :func:`curation.irt._data._codes`) and counts
 the smallest unsigned type that holds them. Valid input never takes another path; input
 that breaks a rule is read again eagerly and validated by
-:func:`curation.irt._data._validated`, so its messages are exactly the eager ones.
+:func:`curation.irt._rows._validated`, so its messages are exactly the eager ones.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from curation.irt._data import REQUIRED, _validated
+from curation.irt._rows import REQUIRED, _validated
 
 _COUNT = pl.UInt16
 """Counts as read (a larger count, or an invalid one, reads as null and sends the input
@@ -29,7 +29,7 @@ def _id(schema: pl.Schema, col: str) -> pl.Expr:
 
 def collect_coded(lf: pl.LazyFrame, *, name: str = "responses") -> pl.DataFrame:
     """The validated columns of ``lf`` with compact types: categorical (or integer) ids,
-    ``uint16`` counts; what :func:`curation.irt._data._validated` returns for the same
+    ``uint16`` counts; what :func:`curation.irt._rows._validated` returns for the same
     rows, without ever holding a column of per-row strings."""
     schema = lf.collect_schema()
     if any(c not in schema for c in REQUIRED) or not all(
