@@ -129,14 +129,14 @@ def _hits(mark: Bbox | Path, box: Bbox) -> bool:
     return _crosses(mark, box)
 
 
-def text_collisions(fig: Figure, *, laid_out: bool = False) -> list[str]:
-    """Every text or legend of an axes that covers another text or a data mark, as short
-    descriptions (empty when none does). Runs the layout engine first unless
-    ``laid_out``."""
+def collision_pairs(fig: Figure, *, laid_out: bool = False) -> list[tuple[int, Any, Any, str]]:
+    """(axes index, text or legend, what it overlaps or covers, "overlaps" | "covers") for
+    every collision (see the module doc). Runs the layout engine first unless
+    ``laid_out``. A leader line's owner is its label, so a caller can drop the label."""
     if not laid_out:
         fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    out: list[str] = []
+    out: list[tuple[int, Any, Any, str]] = []
     for i, ax in enumerate(fig.axes):
         if not ax.get_visible():
             continue
@@ -159,13 +159,22 @@ def text_collisions(fig: Figure, *, laid_out: bool = False) -> list[str]:
                 boxes.append((legend, box))
         for (a, box_a), (b, box_b) in combinations(boxes, 2):
             if box_a.overlaps(box_b):
-                out.append(f"axes {i}: {_label(a)} overlaps {_label(b)}")
+                out.append((i, a, b, "overlaps"))
         marks = _marks(ax, renderer)
         for artist, box in boxes[n_axis_labels:]:
             for owner, mark in marks:
                 if owner is artist or (isinstance(owner, Annotation) and _starts_in(mark, box)):
                     continue  # an annotation's own arrow, or a leader line from this label
                 if _hits(mark, box):
-                    out.append(f"axes {i}: {_label(artist)} covers {_label(owner)}")
-                    break
+                    out.append((i, artist, owner, "covers"))
     return out
+
+
+def text_collisions(fig: Figure, *, laid_out: bool = False) -> list[str]:
+    """Every text or legend of an axes that covers another text or a data mark, as short
+    descriptions (empty when none does), one per artist and mark it covers. Runs the
+    layout engine first unless ``laid_out``."""
+    return [
+        f"axes {i}: {_label(a)} {how} {_label(b)}"
+        for i, a, b, how in collision_pairs(fig, laid_out=laid_out)
+    ]
