@@ -21,6 +21,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from curation.io.atomic import atomic_path, writes_now
+
 FORMAT = "benchcurate.fill.journal/1"
 
 
@@ -80,13 +82,12 @@ class Journal:
         return good
 
     def _write_all(self, records: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
+        # at once (a resumed run reads it), from a scratch file outside the DVC output
+        with writes_now(), atomic_path(self.path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(_line(rec))
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
 
     def _append(self, record: dict[str, Any]) -> None:
         data = _line(record).encode("utf-8")
