@@ -19,7 +19,7 @@ from typing import Any
 
 from curation.errors import ConfigError
 from curation.failure import guarded
-from curation.io.atomic import all_or_nothing, clean_scratch
+from curation.io.atomic import all_or_nothing, clean_scratch, drop_own_scratch
 from curation.params_model import read_params
 from curation.restore import restore_hint
 
@@ -73,8 +73,14 @@ def stage_main(
     doing = name
 
     def step() -> None:
-        nonlocal doing
         clean_scratch()  # what killed runs left in .curate-tmp/ (never in an output)
+        try:
+            work()
+        finally:
+            drop_own_scratch()
+
+    def work() -> None:
+        nonlocal doing
         params = read_params(args.params)
         if per_benchmark:
             for unknown in (b for b in args.benchmark or () if b not in params.benchmarks):

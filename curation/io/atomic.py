@@ -159,6 +159,14 @@ def clean_scratch(root: str | os.PathLike[str] | None = None) -> list[Path]:
     return removed
 
 
+def drop_own_scratch(root: str | os.PathLike[str] | None = None) -> None:
+    """Remove this process's scratch folder (at the end of a stage: nothing is pending)."""
+    base = scratch_root(root)
+    _discard(base / str(os.getpid()))
+    with contextlib.suppress(OSError):
+        base.rmdir()
+
+
 def _scratch_for(target: Path) -> Path:
     """Where the scratch file of ``target`` goes: this process's folder under the working
     directory when ``target`` is inside it (same file system), else beside ``target``."""
