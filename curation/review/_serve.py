@@ -19,6 +19,8 @@ from curation.review._store import ReviewStore
 from curation.review._web import LOOPBACK_NAMES, create_app
 
 MIN_TOKEN = 16
+TOKEN_PLACEHOLDER = "YOUR-REVIEWER-TOKEN"
+"""What the printed link holds where each reviewer's own token goes (one word: it stays a link)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -158,8 +160,15 @@ def serve(
     if token:
         url += f"?token={quote(token, safe='')}"
     elif accounts and public:
-        url += "?token=<your reviewer token>"
-    print(f"review queue: {store.path}\nopen {url}\n(Ctrl+C to stop)", flush=True)
+        url += f"?token={TOKEN_PLACEHOLDER}"
+    print(f"review queue: {store.path}\nopen {url}", flush=True)
+    if TOKEN_PLACEHOLDER in url:
+        print(
+            f"(each reviewer puts their own token, from `curate review add-reviewer`, in "
+            f"place of {TOKEN_PLACEHOLDER})",
+            flush=True,
+        )
+    print("(Ctrl+C to stop)", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     try:
         uvicorn.Server(config).run(sockets=[sock])
