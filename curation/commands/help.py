@@ -110,7 +110,8 @@ HELP: dict[str, tuple[str, str]] = {
         "Add a reviewer (or adjudicator) account to the users file and print its login token "
         "once; --rotate gives an existing account a new token. A running server follows the "
         "file: the old token stops working at its next request.",
-        "curate review add-reviewer bob --role adjudicator\ncurate review add-reviewer bob --rotate",
+        "curate review add-reviewer bob --role adjudicator\n"
+        "curate review add-reviewer bob --rotate",
     ),
     "review remove-reviewer": (
         "Remove an account from the users file; its token stops working at once, on a running "
