@@ -9,20 +9,40 @@ prints the next command. Everything is read and validated before anything is wri
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from curation.benchmarks import check_benchmark_name
-from curation.errors import ConfigError, InputError
+from curation.errors import ConfigError, CurationError, InputError
 from curation.params import load_params
 from curation.params_model import validate_params
 
 FIELD_TARGETS = ("item", "question", "answer", "choices", "answer_type")
+
+
+@contextlib.contextmanager
+def _naming_originals(scratch: str, copies: dict[str, Path | None]) -> Iterator[None]:
+    """Errors raised while checking the scratch copies (``copies``: name in ``scratch`` ->
+    the user's file) name the files the user gave, never the scratch folder."""
+    try:
+        yield
+    except CurationError as exc:
+        text = str(exc)
+        for name, original in copies.items():
+            if original is not None:
+                text = text.replace(str(Path(scratch) / name), str(original))
+        if text == str(exc):
+            raise
+        error = CurationError(text)
+        error.exit_code = exc.exit_code
+        raise error from None
 
 
 def parse_field_map(text: str | None) -> dict[str, str]:
@@ -144,8 +164,11 @@ def add_benchmark(
     if not reference:
         entry["in_domain_reference"] = False
     fields = {"item": "item", "question": "question", "answer": "answer", **field_map}
+    # the copies get distinct names (items a/data.jsonl and responses b/data.jsonl must not
+    # land on one file), each keeping its extension: that is how the readers pick a format
+    items_name = "items" + "".join(items.suffixes)
     entry["items"] = {
-        "path": (raw / items.name).as_posix(),
+        "path": (raw / items_name).as_posix(),
         "fields": fields,
         "answer_type": answer_type,
     }
@@ -155,7 +178,7 @@ def add_benchmark(
             resp_name = "responses.csv"
             entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": "long"}
         else:
-            resp_name = responses.name
+            resp_name = "responses" + "".join(responses.suffixes)
             entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": fmt}
             if fmt == "wide":
                 entry["responses"]["model_column"] = model_column
@@ -167,17 +190,21 @@ def add_benchmark(
             "with collect.enabled false; to ask the panel instead, add the entry by hand"
         )
 
-    # validate everything in a scratch copy before writing anything
-    with tempfile.TemporaryDirectory() as scratch:
+    # validate everything in a scratch copy before writing anything; a message names the
+    # user's own file, never the scratch copy
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        _naming_originals(scratch, {items_name: items, resp_name: responses}),
+    ):
         sraw = Path(scratch)
-        shutil.copyfile(items, sraw / items.name)
+        shutil.copyfile(items, sraw / items_name)
         test_entry = yaml.safe_load(yaml.safe_dump(entry))
-        test_entry["items"]["path"] = str(sraw / items.name)
+        test_entry["items"]["path"] = str(sraw / items_name)
         if fmt == "lm-eval":
             test_entry["responses"]["path"] = str(sraw / "responses.csv")
         else:
-            shutil.copyfile(responses, sraw / responses.name)
-            test_entry["responses"]["path"] = str(sraw / responses.name)
+            shutil.copyfile(responses, sraw / resp_name)
+            test_entry["responses"]["path"] = str(sraw / resp_name)
         trial = {**params, "benchmarks": {**params["benchmarks"], name: test_entry}}
         spec = validate_params(trial, params_file=params_file).benchmark(name)
         table = ingest_benchmark(name, spec, params_file=params_file)
@@ -200,7 +227,7 @@ def add_benchmark(
         else None
     )
     raw.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(items, raw / items.name)
+    shutil.copyfile(items, raw / items_name)
     if fmt == "lm-eval":
         assert responses_text is not None
         (raw / "responses.csv").write_text(responses_text, encoding="utf-8")
