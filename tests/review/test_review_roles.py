@@ -169,3 +169,20 @@ def test_the_printed_link_opens_the_page(tmp_path, monkeypatch, mode):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_failed_rebuild_leaves_no_half_built_database(tmp_path, monkeypatch):
+    from curation.errors import InputError
+    from curation.review import export
+    from curation.review._rebuild import rebuild
+
+    store, config, params = _team(tmp_path, monkeypatch, n=1)
+    _vote(store, "c0", "accepted", "alice")
+    export(store, config=config, benchmarks=params.benchmarks)
+    log = Path(config.decisions)
+    log.write_text(log.read_text().replace('"c0"', '"c-ghost"'))
+    with pytest.raises(InputError, match="which no candidate table holds"):
+        rebuild(
+            config=config, benchmarks=params.benchmarks, files=list(config.candidates), force=True
+        )
+    assert sorted(p.name for p in Path(config.db).parent.glob("*.rebuild*")) == []
