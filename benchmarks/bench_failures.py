@@ -201,8 +201,15 @@ SCENARIOS = [
         replace_in("params.yaml", "sizes: [3]", "sizes: [-3]"),
     ),
 ]
-KILL_EDIT = replace_in("params.yaml", "laplace_draws: 50", "laplace_draws: 60")
-"""The change a kill interrupts: annotate and everything after it reruns."""
+KILL_EDITS = {
+    "annotate.laplace_draws": replace_in("params.yaml", "laplace_draws: 50", "laplace_draws: 60"),
+    "an item's text": replace_in("raw/items.jsonl", "What is 4 + 4?", "What is four plus 4?"),
+    "build.max_shard_rows": replace_in(
+        "params.yaml", "  dist: dist\n", "  dist: dist\n  max_shard_rows: 3\n"
+    ),
+}
+"""The changes a kill interrupts (the kills cycle through them): annotate and what
+follows it; ingest and every stage after it; the build alone."""
 
 
 # ---- running ------------------------------------------------------------------------------
@@ -333,17 +340,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("  ".join(rows[-1][:6]), flush=True)
         shutil.rmtree(root, ignore_errors=True)
-    # how long the change takes uninterrupted: the kill moments are drawn inside it
-    sample = Scenario("kill sample", "kill -9", KILL_EDIT, kill=True)
-    root, before, full, _paths, _text, done, full_secs = run_kill(sample, baseline, work, 900)
-    assert done, "the uninterrupted run did not finish"
-    shutil.rmtree(root, ignore_errors=True)
-    for k in range(args.kills if not args.only or "kill" in args.only else 0):
+    # how long each change takes uninterrupted: the kill moments are drawn inside it
+    kills = args.kills if not args.only or "kill" in args.only else 0
+    full: dict[str, tuple[dict[str, str], float]] = {}
+    for label, edit in list(KILL_EDITS.items())[: max(0, min(kills, len(KILL_EDITS)))]:
+        sample = Scenario(f"kill sample {label}", "kill -9", edit, kill=True)
+        root, _before, outs, _paths, _text, done, secs = run_kill(sample, baseline, work, 900)
+        assert done, f"the uninterrupted run of {label} did not finish"
+        full[label] = (outs, secs)
+        shutil.rmtree(root, ignore_errors=True)
+    labels = list(full)
+    for k in range(kills):
+        label = labels[k % len(labels)]
+        after_full, full_secs = full[label]
         at = rng.uniform(1.0, full_secs)
-        sc = Scenario(f"kill -9 at {at:.1f} s", "kill -9", KILL_EDIT, kill=True)
+        sc = Scenario(f"kill -9 at {at:.1f} s", "kill -9", KILL_EDITS[label], kill=True)
         root, before, after, paths, text, done, secs = run_kill(sc, baseline, work, at)
         torn = sorted(
-            p for p in after if p != "dvc.lock" and after[p] not in (before.get(p), full.get(p))
+            p
+            for p in after
+            if p != "dvc.lock" and after[p] not in (before.get(p), after_full.get(p))
         )
         stray = strays(after)
         kept = not torn and not stray
@@ -354,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             [
                 "kill -9",
-                f"kill -9 at {at:.1f}/{full_secs:.0f} s",
+                f"{label}: kill at {at:.1f}/{full_secs:.0f} s",
                 "yes" if kept else f"NO {(torn + stray)[:2]}",
                 "n/a",
                 "yes" if same else "NO",
@@ -364,7 +380,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("  ".join(rows[-1][:6]), flush=True)
         shutil.rmtree(root, ignore_errors=True)
-        del k
     print_table(
         "Failure scenarios under real DVC (toy project, 2 benchmarks)",
         ["kind", "scenario", "outputs kept", "one message", "rerun = clean clone", "s", "what"],
