@@ -43,7 +43,7 @@ from curation.publish import (
 )
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
-from curation.subsets import estimation_name, read_difficulty
+from curation.subsets import adaptive_name, estimation_name, read_difficulty
 
 
 def _repo_id(settings: BuildSettings, benchmark: str) -> str | None:
@@ -90,13 +90,20 @@ def _subset_inputs(params: ParamsFile, benchmark: str) -> tuple[list[SubsetInput
 
 
 def _estimation_inputs(params: ParamsFile, benchmark: str) -> list[EstimationSubsetInput]:
-    """The ``estimate-<m>`` subsets the subsets stage wrote, with their validation."""
+    """The ``estimate-<m>`` subsets (and ``adaptive-<m>`` tests) the subsets stage wrote,
+    with their validation."""
     metrics_file = subsets_metrics_path(benchmark)
     metrics = read_json(metrics_file, produced_by=f"subsets@{benchmark}")
     made = (metrics.get("estimation") or {}).get("subsets") or {}
+    recommended = set(((metrics.get("estimation") or {}).get("recommended") or {}).values())
+    settings = params.subsets.estimation
+    names = [
+        name
+        for m in settings.sizes_list()
+        for name in (estimation_name(m), *((adaptive_name(m),) if settings.adaptive else ()))
+    ]
     out = []
-    for m in params.subsets.estimation.sizes_list():
-        name = estimation_name(m)
+    for name in names:
         if name in ((metrics.get("estimation") or {}).get("skipped") or {}):
             continue
         if name not in made:
@@ -115,6 +122,9 @@ def _estimation_inputs(params: ParamsFile, benchmark: str) -> list[EstimationSub
                 weights=frame.get_column("weight").to_list(),
                 weighted=bool(made[name]["weighted"]),
                 estimation=made[name].get("estimation") or {},
+                budget=made[name]["m"] if "start" in made[name] else None,
+                block=made[name].get("block"),
+                recommended=name in recommended,
             )
         )
     return out

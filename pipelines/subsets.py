@@ -5,9 +5,11 @@ Reads data/difficulty/<b>.parquet, data/calibration/<b>.json and data/responses/
 (plus the responses of the reference benchmarks and the difficulty of benchmark targets);
 writes data/subsets/<b>/<target>-<m>.parquet (quantile-matched),
 data/subsets/<b>/estimate-<m>.parquet (``subsets.estimation``: chosen to estimate the full
-score, with weights) and metrics/subsets/<b>.json, where every subset has an
-``estimation`` block: leave-models-out error, rank agreement and coverage of the
-project's estimator beside random subsets of the same size.
+score, with weights), data/subsets/<b>/adaptive-<m>.parquet (the start items of an adaptive
+test of m items) and metrics/subsets/<b>.json, where every subset has an ``estimation``
+block: leave-models-out error, rank agreement and coverage of the project's estimator
+beside random subsets of the same size; ``estimation.recommended`` names, per size, the
+estimation subset that did best.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from curation.subsets import (
     measured_z,
     model_scores,
     rank_agreement,
+    recommend,
     validate_subsets,
 )
 
@@ -171,7 +174,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             f"(full {report.full.ddm_target:.3f}), max gap {report.subset.max_gap:.3f}, "
             f"τ {tau} (full {full})"
         )
-    estimation = _estimation(params, benchmark, responses, z=dict(zip(items, z, strict=True)))
+    estimation = _estimation(params, benchmark, responses)
     written += list(estimation["subsets"])
     blocks, seconds = validate_subsets(
         responses,
@@ -185,12 +188,19 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     for name, block in blocks.items():
         where = metrics["subsets"] if name in metrics["subsets"] else estimation["subsets"]
         where[name]["estimation"] = block
+    _write_estimation(
+        benchmark, estimation.pop("designs"), blocks, z=dict(zip(items, z, strict=True))
+    )
+    estimation["recommended"] = recommend(blocks)
     select_seconds = estimation.pop("seconds")
     metrics["estimation"] = estimation
     for name in [*(s.name for s in specs), *estimation["subsets"]]:
         lines.append(f"  {name}: {describe(blocks[name])}")
+    for m, name in estimation["recommended"].items():
+        lines.append(f"  recommended to estimate a full score from {m} items: {name}")
     lines.append(
-        f"  estimation: {len(estimation['subsets'])} subset(s) ({estimation['design']}), "
+        f"  estimation: {len(estimation['subsets'])} subset(s) ({estimation['design']}"
+        f"{', adaptive' if params.subsets.estimation.adaptive else ''}), "
         f"{len(blocks)} validated; {select_seconds + seconds:.1f} s (selection "
         f"{select_seconds:.1f} s, validation {seconds:.1f} s)"
     )
@@ -208,11 +218,10 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     return "\n".join([head, *lines])
 
 
-def _estimation(
-    params: ParamsFile, benchmark: str, responses: Any, *, z: dict[str, float]
-) -> dict[str, Any]:
-    """The ``estimate-<m>`` subsets on the stored calibration, written; their metrics
-    entry (``specs`` and ``seconds`` are popped by the caller)."""
+def _estimation(params: ParamsFile, benchmark: str, responses: Any) -> dict[str, Any]:
+    """The ``estimate-<m>`` (and ``adaptive-<m>``) designs on the stored calibration;
+    their metrics entry (``specs``, ``designs`` and ``seconds`` are popped by the
+    caller, which writes the designs once their validation gave the interval scale)."""
     from curation.estimate import ItemBank
 
     settings = params.subsets.estimation
@@ -227,19 +236,38 @@ def _estimation(
         "subsets": {},
         "skipped": skipped,
         "specs": [],
+        "designs": (bank, designs),
     }
     for name, design in designs.items():
-        frame = estimation_frame(design, bank, benchmark=benchmark, name=name, z=z)
-        write_table(frame, subset_path(benchmark, name), "estimation_subset_item")
         out["subsets"][name] = {
             "design": design.design,
-            "m": design.m,
+            "m": design.total,
             "n_items": bank.n_items,
             "weighted": design.weights is not None,
+            **({"start": design.m, "block": design.block} if design.adaptive else {}),
         }
-        out["specs"].append(SubsetSpec(name, design.design, design.m))  # type: ignore[arg-type]
+        out["specs"].append(SubsetSpec(name, design.design, design.total))  # type: ignore[arg-type]
     out["seconds"] = time.perf_counter() - started  # printed, not in the metrics
     return out
+
+
+def _write_estimation(
+    benchmark: str,
+    made: tuple[Any, dict[str, Any]],
+    blocks: dict[str, dict[str, Any]],
+    *,
+    z: dict[str, float],
+) -> None:
+    """Each estimation design as data/subsets/<b>/<name>.parquet, with the conformal
+    interval scale its validation measured (none when it could not be validated)."""
+    bank, designs = made
+    for name, design in designs.items():
+        block = blocks.get(name) or {}
+        scale = None if "unavailable" in block else block.get("interval_scale")
+        frame = estimation_frame(
+            design, bank, benchmark=benchmark, name=name, z=z, interval_scale=scale
+        )
+        write_table(frame, subset_path(benchmark, name), "estimation_subset_item")
 
 
 def _with_note(report: SubsetReport, note: str | None) -> SubsetReport:

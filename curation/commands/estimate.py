@@ -7,7 +7,10 @@ The estimation is :func:`curation.estimate.estimate_table`. ``--subset`` (a conf
 such as ``estimate-100`` or ``calibrated-uniform-100``, or a table with item and weight
 columns: :func:`curation.estimate.load_subset`) keeps the answers on the subset's items
 only, as if the model had run on the subset, and gives ``--estimator weighted`` the
-subset's weights.
+subset's weights. An adaptive test (``--subset adaptive-<m>``) keeps every answer (its
+items are chosen per model) and ``--next`` names the items each model should answer next
+(:func:`curation.estimate.next_items`), until the test's m items are answered. A
+subset's conformal ``interval_scale`` (its held-out validation) widens the interval.
 """
 
 from __future__ import annotations
@@ -78,6 +81,10 @@ def _on_subset(
 
     from curation.errors import InputError
 
+    if subset.adaptive:
+        answered = table["item"].n_unique()
+        note = f"adaptive test {subset.name} ({answered} of {subset.budget} items answered)"
+        return table, f"{summary}; {note}", None
     inside = table.filter(pl.col("item").cast(pl.String).is_in(list(subset.items)))
     if inside.height == 0:
         raise InputError(
@@ -91,6 +98,40 @@ def _on_subset(
     if dropped:
         note += f": {dropped} answered item(s) outside it left out"
     return inside, f"{summary}; {note}", subset.weight_map()
+
+
+def _with_next(
+    report: Any, table: pl.DataFrame, subset: SubsetItems | None, k: int, default_block: int
+) -> Any:
+    """The report with each model's next items: ``k`` of them (0: the adaptive test's
+    step, else ``default_block``), never past the adaptive test's budget."""
+    from dataclasses import replace
+
+    import polars as pl
+
+    from curation.errors import InputError
+    from curation.estimate import next_items, observed_of
+
+    if k < 0:
+        raise InputError(f"--next takes a number of items >= 0, got {k}")
+    step = k or (subset.block if subset is not None and subset.block else default_block)
+    bank = report.bank
+    out: dict[str, tuple[str, ...]] = {}
+    kept = table.filter(pl.col("item").cast(pl.String).is_in(list(bank.items)))
+    for e in report.estimates:
+        part = kept.filter(pl.col("model").cast(pl.String) == e.model)
+        obs = observed_of(bank, part)
+        want = step
+        if subset is not None and subset.budget is not None:
+            want = min(step, max(subset.budget - int(obs.idx.size), 0))
+        picked = next_items(bank, obs, want).tolist() if want > 0 else []
+        out[str(e.model)] = tuple(bank.items[int(i)] for i in picked)
+    note = (
+        f"adaptive test {subset.name}: {subset.budget} items in all, {step} per step"
+        if subset is not None and subset.budget is not None
+        else f"next {step} items: where each model's estimate gains most (adaptive testing)"
+    )
+    return replace(report, next_items=out, next_note=note)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,8 +171,9 @@ def run(args: argparse.Namespace) -> int:
         )
         table, summary = read.table, read.summary
     weights = None
-    if args.subset is not None:
-        table, summary, weights = _on_subset(table, summary, load_subset(name, args.subset))
+    subset = load_subset(name, args.subset) if args.subset is not None else None
+    if subset is not None:
+        table, summary, weights = _on_subset(table, summary, subset)
     elif args.estimator == "weighted":
         raise InputError("--estimator weighted needs --subset (the subset's weights)")
     overrides = {
@@ -147,7 +189,10 @@ def run(args: argparse.Namespace) -> int:
         estimator=args.estimator,
         settings=settings,
         weights=weights,
+        interval_scale=(subset.interval_scale or 1.0) if subset is not None else 1.0,
     )
+    if args.next is not None:
+        report = _with_next(report, table, subset, args.next, settings.adaptive_block)
     print(report.render())
     if args.out is not None:
         print(f"-> {write_report(report, args.out)}")
@@ -192,6 +237,17 @@ def register(sub: Any) -> None:
         help="estimate from the answers on this subset's items only: a config "
         "(estimate-<m>, calibrated-<target>-<m>; data/subsets/<b>/) or a table with an item "
         "column (and weight, e.g. a published estimate-<m> shard)",
+    )
+    p.add_argument(
+        "--next",
+        type=int,
+        nargs="?",
+        const=0,
+        default=None,
+        metavar="K",
+        help="also name the K items each model should answer next (adaptive testing; "
+        "default K: the adaptive test's step, 10): run them, add the answers, repeat "
+        "until --subset adaptive-<m>'s m items are answered",
     )
     p.add_argument("--level", type=float, default=None, help="interval level (default 0.9)")
     p.add_argument("--draws", type=int, default=None, help="Monte Carlo draws (default 2000)")

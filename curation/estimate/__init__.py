@@ -9,6 +9,8 @@
   frame of several models.
 * :func:`select` → :class:`Design` — the items a new model should answer: random,
   anchor (cluster medoids, weighted), stratified (on b, weighted), information.
+* :func:`next_items` — an adaptive test's next items for a model, from its answers so
+  far (:func:`run_adaptive` plays a whole test from recorded answers).
 * :func:`validate` → :class:`Validation` — leave-models-out figures of a design and its
   estimators beside random subsets' (:func:`make_folds`, :func:`random_baseline` share
   work between designs and sizes); :func:`ideal_folds` redraws the held-out models from
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from curation.estimate._adaptive import next_items, run_adaptive
     from curation.estimate._bank import ItemBank
     from curation.estimate._design import Design, select
     from curation.estimate._estimate import (
@@ -79,8 +82,10 @@ _EXPORTS = {
     "ideal_folds": "_validate",
     "load_subset": "_subset",
     "make_folds": "_validate",
+    "next_items": "_adaptive",
     "observed_of": "_estimate",
     "random_baseline": "_validate",
+    "run_adaptive": "_adaptive",
     "select": "_design",
     "validate": "_validate",
     "write_report": "_report",
@@ -109,8 +114,10 @@ __all__ = [
     "ideal_folds",
     "load_subset",
     "make_folds",
+    "next_items",
     "observed_of",
     "random_baseline",
+    "run_adaptive",
     "select",
     "validate",
     "write_report",

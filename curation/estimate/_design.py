@@ -10,6 +10,9 @@
   variance from the ability, mean over a grid of the panel's theta range of
   S'(theta)^2 / (prior precision + Fisher information of the subset at theta), with
   S(theta) the full-benchmark expected score. Unweighted.
+* ``adaptive`` — the start of an adaptive test of m items: ``start`` items stratified
+  on b (every model answers them first); the rest are chosen per model
+  (:func:`curation.estimate.next_items`). Unweighted.
 * ``quantile`` — the project's calibrated subsets (SPEC §6,
   :func:`curation.subsets.match_quantiles`): z (the calibration's map of b) matched
   greedily to the quantiles of a target, uniform by default. Deterministic, unweighted:
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from curation.estimate._bank import FloatArray, ItemBank
+from curation.estimate._bank import FloatArray, ItemBank, argmin_tied, tie_keys
 from curation.estimate._settings import DESIGNS, DesignName, Embedding
 
 if TYPE_CHECKING:
@@ -45,10 +48,25 @@ class Design:
     items: tuple[str, ...]
     weights: tuple[float, ...] | None = None
     seed: int = 0
+    budget: int | None = None
+    """Adaptive tests: items a model answers in all (``items`` are the start)."""
+    block: int | None = None
+    """Adaptive tests: items chosen per step after the start."""
 
     @property
     def m(self) -> int:
+        """Items in the subset (an adaptive test's start items)."""
         return len(self.items)
+
+    @property
+    def total(self) -> int:
+        """Items a model answers: the budget of an adaptive test, else m."""
+        return self.budget if self.budget is not None else self.m
+
+    @property
+    def adaptive(self) -> bool:
+        """An adaptive test (its items are only the start)."""
+        return self.budget is not None
 
     def weight_map(self) -> dict[str, float] | None:
         if self.weights is None:
@@ -62,6 +80,8 @@ class Design:
             "seed": self.seed,
             "items": list(self.items),
             "weights": None if self.weights is None else list(self.weights),
+            "budget": self.budget,
+            "block": self.block,
         }
 
 
@@ -170,7 +190,9 @@ def _stratified(
     bank: ItemBank, m: int, rng: np.random.Generator, strata: int | None
 ) -> tuple[list[int], list[float]]:
     n = bank.n_items
-    order = np.lexsort((rng.random(n), bank.b))  # ties in b in random order
+    # ties in b (equal item totals under a 1PL) in random order, b equal up to the fit's
+    # last bits counting as tied (else the BLAS kernel or library version decides them)
+    order = np.lexsort((rng.random(n), tie_keys(bank.b)))
     groups = np.array_split(order, min(strata or m, m))
     sizes = np.array([g.size for g in groups])
     alloc = _allocate(m, sizes.astype(np.float64), sizes)
@@ -199,7 +221,7 @@ def _information(bank: ItemBank, m: int, rng: np.random.Generator) -> list[int]:
     for _ in range(m):
         loss = (w[:, None] / (total[:, None] + info)).mean(axis=0)
         loss[~free] = np.inf
-        best = int(np.argmin(loss))
+        best = argmin_tied(loss)
         free[best] = False
         total = total + info[:, best]
         chosen.append(int(order[best]))
@@ -227,17 +249,23 @@ def select(
     embedding: Embedding = "correctness",
     strata: int | None = None,
     target: TargetLike = "uniform",
+    start: int = 20,
+    block: int = 10,
 ) -> Design:
     """m items of ``bank`` chosen by ``design`` (``random``, ``anchor``, ``stratified``,
     ``information``, ``quantile``), seeded. ``responses``: the panel's long table, the
     correctness embedding of ``anchor`` (without it, or with ``embedding="irt"``, the IRT
     prediction of each item's success over the panel stands in). ``target``: the
-    distribution ``quantile`` matches. Items are returned in bank order.
+    distribution ``quantile`` matches. ``start``, ``block``: an ``adaptive`` test's
+    start items (stratified on b, at most m) and step size. Items are returned in bank
+    order.
     """
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {list(DESIGNS)}, got {design!r}")
     if not 1 <= m <= bank.n_items:
         raise ValueError(f"m must be between 1 and the bank's {bank.n_items} items, got {m}")
+    listed = bank
+    bank = bank.in_id_order()  # the draws follow the items, not the fit's listing order
     rng = np.random.default_rng(seed)
     weights: list[float] | None = None
     if design == "random":
@@ -250,11 +278,20 @@ def select(
         chosen, weights = _anchor(bank, m, rng, emb)
     elif design == "stratified":
         chosen, weights = _stratified(bank, m, rng, strata)
+    elif design == "adaptive":
+        if start < 1 or block < 1:
+            raise ValueError(
+                f"an adaptive test needs start >= 1 and block >= 1, got {start}, {block}"
+            )
+        chosen, _ = _stratified(bank, min(start, m), rng, None)
     elif design == "quantile":
         chosen = _quantile(bank, m, target)
     else:
         chosen = _information(bank, m, rng)
-    order = np.argsort(chosen, kind="stable")
+    index = listed.index()
+    order = np.argsort([index[bank.items[c]] for c in chosen], kind="stable")
     items = tuple(bank.items[chosen[i]] for i in order)
     w = None if weights is None else tuple(float(weights[i]) for i in order)
+    if design == "adaptive":
+        return Design(design, items, None, seed, budget=m, block=block)
     return Design(design=design, items=items, weights=w, seed=seed)

@@ -111,6 +111,9 @@ class ScoreEstimate:
     """sqrt(sum_unseen p(1-p)) / N: the error no estimator of the unseen items avoids."""
     draws: int
     seed: int
+    interval_scale: float = 1.0
+    """The factor the posterior interval's sides were widened by (a subset's conformal
+    scale from its held-out validation; 1: the IRT posterior's own interval)."""
 
     @property
     def width(self) -> float:
@@ -355,8 +358,13 @@ def estimate_observed(
     weights: Mapping[str, float] | None = None,
     settings: EstimationSettings | None = None,
     unseen_trials: int | None = None,
+    interval_scale: float = 1.0,
 ) -> ScoreEstimate:
-    """:func:`estimate` on responses already placed in the bank (:func:`observed_of`)."""
+    """:func:`estimate` on responses already placed in the bank (:func:`observed_of`).
+    ``interval_scale``: widen the score interval's sides around the estimate by this
+    factor (a subset's conformal scale, measured on held-out models)."""
+    if not (interval_scale > 0 and np.isfinite(interval_scale)):
+        raise ValueError(f"interval_scale must be positive and finite, got {interval_scale}")
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {estimator!r}")
     s = settings or EstimationSettings()
@@ -372,6 +380,9 @@ def estimate_observed(
     )
     est = point_estimate(bank, obs, pred, estimator, weights)
     low, high = interval(pred, est, s.level)
+    if interval_scale != 1.0:
+        low = max(0.0, min(est, est - interval_scale * (est - low)))
+        high = min(1.0, max(est, est + interval_scale * (high - est)))
     rank, rank_low, rank_high, n_panel = _rank(bank, model, est, pred.draws, s.level)
     z, z_low, z_high = (bank.z_of(v) for v in (pred.theta_mean, pred.theta_low, pred.theta_high))
     exact = pred.n_seen == bank.n_items
@@ -401,6 +412,7 @@ def estimate_observed(
         bernoulli_floor=pred.floor,
         draws=s.draws,
         seed=s.seed,
+        interval_scale=interval_scale,
     )
 
 
@@ -414,6 +426,7 @@ def estimate(
     settings: EstimationSettings | None = None,
     unseen_trials: int | None = None,
     source: str = "responses",
+    interval_scale: float = 1.0,
 ) -> ScoreEstimate:
     """One model's full-benchmark accuracy from its responses on any of ``bank``'s items.
 
@@ -421,8 +434,8 @@ def estimate(
     names it when ``model`` is not given) or item -> (n_trials, n_correct).
     ``estimator``: irt (default), weighted (``weights``: item -> weight, a design's) or
     raw. ``unseen_trials``: trials an unseen item would get (default: the most common
-    trial count of the seen items). An item the bank does not hold is an
-    :class:`InputError` naming it.
+    trial count of the seen items). ``interval_scale``: see :func:`estimate_observed`.
+    An item the bank does not hold is an :class:`InputError` naming it.
     """
     if isinstance(responses, pl.DataFrame) and "model" in responses.columns:
         names = responses["model"].unique().to_list()
@@ -443,6 +456,7 @@ def estimate(
         weights=weights,
         settings=settings,
         unseen_trials=unseen_trials,
+        interval_scale=interval_scale,
     )
 
 
@@ -454,6 +468,7 @@ def estimate_models(
     weights: Mapping[str, float] | None = None,
     settings: EstimationSettings | None = None,
     source: str = "responses",
+    interval_scale: float = 1.0,
 ) -> list[ScoreEstimate]:
     """:func:`estimate` for every model of a long frame (model, item, n_trials,
     n_correct), in the order of the models' names."""
@@ -471,6 +486,7 @@ def estimate_models(
                 weights=weights,
                 settings=settings,
                 source=source,
+                interval_scale=interval_scale,
             )
         )
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,11 @@ class EstimateReport:
     """What the reader said it read (one line)."""
     ignored_items: tuple[str, ...] = ()
     """Items answered that the calibration has no difficulty for (left out)."""
+    next_items: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``curate estimate --next``: model -> the items it should answer next, best first
+    (an adaptive test's next step; :func:`curation.estimate.next_items`)."""
+    next_note: str = ""
+    """One line on the adaptive test (budget, answered so far)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: schemas/estimate.schema.json."""
@@ -53,6 +58,11 @@ class EstimateReport:
                 "ignored_items": list(self.ignored_items),
             },
             "estimates": [e.to_dict() for e in self.estimates],
+            **(
+                {"next": {k: list(v) for k, v in self.next_items.items()}}
+                if self.next_items
+                else {}
+            ),
         }
 
     def render(self) -> str:
@@ -114,8 +124,21 @@ class EstimateReport:
             lines.append(
                 f"estimate = (observed successes + IRT prediction of the unseen items) / "
                 f"{bank.n_items}; the interval holds the ability's uncertainty and the unseen "
-                "items' own noise. Rank: among the panel's full scores."
+                "items' own noise"
+                + (
+                    f", widened x{self.estimates[0].interval_scale:.2f} (the subset's "
+                    "conformal scale on held-out models)"
+                    if self.estimates and self.estimates[0].interval_scale != 1.0
+                    else ""
+                )
+                + ". Rank: among the panel's full scores."
             )
+        if self.next_note:
+            lines.append(self.next_note)
+        for model, items in self.next_items.items():
+            more = f", ... ({len(items)} in all)" if len(items) > 20 else ""
+            shown = ", ".join(items[:20]) + more if items else "none (the test is done)"
+            lines.append(f"next for {model}: {shown}")
         return "\n".join(lines)
 
 
@@ -129,12 +152,14 @@ def estimate_table(
     estimator: EstimatorName = "irt",
     settings: EstimationSettings | None = None,
     weights: Mapping[str, float] | None = None,
+    interval_scale: float = 1.0,
 ) -> EstimateReport:
     """Every model of a response table (model, item, n_trials, n_correct) estimated
     against ``bank``. Answered items the bank has no difficulty for are left out (and
     listed); a model with none of the bank's items is an :class:`InputError`.
     ``weights`` (item -> weight, an estimation subset's): what ``estimator="weighted"``
-    averages the answered items with."""
+    averages the answered items with. ``interval_scale``: a subset's conformal scale
+    (:func:`curation.estimate.estimate_observed`)."""
     if estimator == "weighted" and weights is None:
         raise InputError(
             "estimator 'weighted' needs the subset's weights (curate estimate --subset "
@@ -161,7 +186,13 @@ def estimate_table(
             field="item",
         )
     estimates = estimate_models(
-        bank, kept, estimator=estimator, weights=weights, settings=settings, source=source
+        bank,
+        kept,
+        estimator=estimator,
+        weights=weights,
+        settings=settings,
+        source=source,
+        interval_scale=interval_scale,
     )
     return EstimateReport(
         bank=bank,

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveInt
+from pydantic import Field, NonNegativeInt, PositiveInt, field_validator
 
 from curation.settings import Section
 
-DesignName = Literal["random", "anchor", "stratified", "information", "quantile"]
-DESIGNS: tuple[str, ...] = ("random", "anchor", "stratified", "information", "quantile")
+DesignName = Literal["random", "anchor", "stratified", "information", "quantile", "adaptive"]
+DESIGNS: tuple[str, ...] = (
+    "random",
+    "anchor",
+    "stratified",
+    "information",
+    "quantile",
+    "adaptive",
+)
 EstimatorName = Literal["irt", "weighted", "raw"]
 ESTIMATORS: tuple[str, ...] = ("irt", "weighted", "raw")
 Embedding = Literal["correctness", "irt"]
@@ -38,7 +45,8 @@ class EstimationSettings(Section):
     the panel's theta range). stratified is the default because it held up over
     repeated fold splits and seeds (``benchmarks/bench_subsets.py --repeats 5``: below
     random-100 in 14 of 15 splits on the bundled benchmarks, intervals covering 91-97%);
-    anchor and information won single seeds but covered 81% on GSM8K."""
+    anchor and information won single seeds but covered 81% on GSM8K. Not ``adaptive``:
+    an adaptive test is no fixed subset (``subsets.estimation.adaptive`` makes them)."""
     embedding: Embedding = "correctness"
     """anchor: cluster items on the panel's correctness (each item's success rates over
     the panel's models) or on the IRT prediction of them (matrix of p_i(theta_j))."""
@@ -49,3 +57,19 @@ class EstimationSettings(Section):
     random_draws: PositiveInt = 20
     """Validation: random subsets of the same size per fold (the baseline is the median
     over them)."""
+    adaptive_start: PositiveInt = 20
+    """Adaptive tests (design ``adaptive``): items every model answers first, stratified
+    on b (the ``adaptive-<m>`` config's rows); the rest of the m are chosen for it."""
+    adaptive_block: PositiveInt = 10
+    """Adaptive tests: items chosen per step (``curate estimate --next``). Smaller blocks
+    adapt more often; on the bundled benchmarks 10 did as well as 5, 40 worse."""
+
+    @field_validator("design")
+    @classmethod
+    def _design_is_a_subset(cls, value: str) -> str:
+        if value == "adaptive":
+            raise ValueError(
+                "an adaptive test is not a fixed subset: set subsets.estimation.adaptive "
+                "(adaptive-<m> configs) and a fixed design here"
+            )
+        return value

@@ -4,7 +4,10 @@ estimation subset, the weights that rebuild the full score (issue 28).
 A subset is named by its HF config (``estimate-<m>``, ``calibrated-<target>-<m>``), by
 its file stem (``<target>-<m>``: data/subsets/<b>/<name>.parquet, the subsets stage's
 output) or given as a file: a table (parquet, CSV, JSONL) with an ``item`` column and
-optionally a ``weight`` column, e.g. a published config's parquet shard.
+optionally a ``weight`` column, e.g. a published config's parquet shard. The subsets
+stage's files also carry the conformal ``interval_scale`` their held-out validation
+measured and, for an adaptive test (``adaptive-<m>``), its budget m and step ``block``;
+a quantile-matched subset's scale is read from metrics/subsets/<b>.json.
 """
 
 from __future__ import annotations
@@ -26,6 +29,17 @@ class SubsetItems:
     items: tuple[str, ...]
     weights: tuple[float, ...] | None
     source: str
+    interval_scale: float | None = None
+    """The conformal scale of the subset's held-out validation (None: unknown)."""
+    budget: int | None = None
+    """An adaptive test's items in all (its ``items`` are the start); None: a fixed subset."""
+    block: int | None = None
+    """An adaptive test's items per step."""
+
+    @property
+    def adaptive(self) -> bool:
+        """An adaptive test: answers on any item count, the next items are chosen."""
+        return self.budget is not None
 
     def weight_map(self) -> dict[str, float] | None:
         if self.weights is None:
@@ -98,4 +112,50 @@ def load_subset(benchmark: str, spec: str) -> SubsetItems:
     name = path.stem if path.is_file() else path.name
     if not Path(spec).exists():
         name = spec
-    return SubsetItems(name=name, items=items, weights=weights, source=str(path))
+    scale = _first(df, "interval_scale")
+    if scale is None and not Path(spec).exists():
+        scale = _metrics_scale(benchmark, spec)
+    adaptive = "design" in df.columns and "adaptive" in df["design"].cast(pl.String).to_list()
+    budget = _first(df, "m") if adaptive else None
+    block = _first(df, "block") if adaptive else None
+    return SubsetItems(
+        name=name,
+        items=items,
+        weights=None if adaptive else weights,
+        source=str(path),
+        interval_scale=scale,
+        budget=None if budget is None else int(budget),
+        block=None if block is None else int(block),
+    )
+
+
+def _first(df: pl.DataFrame, column: str) -> float | None:
+    """The first non-null, finite, positive value of ``column`` (None without one)."""
+    if column not in df.columns:
+        return None
+    for v in df[column].cast(pl.Float64, strict=False).to_list():
+        if v is not None and math.isfinite(v) and v > 0:
+            return float(v)
+    return None
+
+
+def _metrics_scale(benchmark: str, spec: str) -> float | None:
+    """A subset's conformal scale from metrics/subsets/<b>.json (quantile-matched subsets
+    keep it there; their files hold items only). None when not recorded."""
+    import json
+
+    from curation.paths import subsets_metrics_path
+    from curation.subsets import CALIBRATED_PREFIX
+
+    path = subsets_metrics_path(benchmark)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    stem = spec.removeprefix(CALIBRATED_PREFIX)
+    for where in (doc.get("subsets") or {}, (doc.get("estimation") or {}).get("subsets") or {}):
+        block = (where.get(stem) or where.get(spec) or {}).get("estimation") or {}
+        value = block.get("interval_scale")
+        if isinstance(value, int | float) and math.isfinite(value) and value > 0:
+            return float(value)
+    return None

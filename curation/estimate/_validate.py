@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import polars as pl
 
+from curation.estimate._adaptive import run_adaptive
 from curation.estimate._bank import FloatArray, ItemBank, expit
 from curation.estimate._design import Design, select
 from curation.estimate._estimate import (
@@ -139,9 +140,17 @@ class Metrics:
     spearman: float | None
     kendall: float | None
     coverage: float
-    """Share of held-out models whose true score lies in the interval."""
+    """Share of held-out models whose true score lies in the interval a user gets: the
+    model's interval widened by the conformal scale of the other folds' models."""
     fold_mae_pp: tuple[float, ...]
     n_models: int
+    model_coverage: float = float("nan")
+    """The same for the IRT posterior's own interval (no conformal scale): below the
+    level where the IRT model misses what the data hold (misfit, calibration error)."""
+    interval_scale: float = 1.0
+    """The conformal scale over every held-out model: the factor by which the
+    posterior's interval (both sides, around the estimate) must widen to hold
+    ``level`` of them; ``curate estimate --subset`` applies it."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -159,13 +168,84 @@ def _corr(x: FloatArray, y: FloatArray) -> tuple[float | None, float | None]:
     return (None if math.isnan(rho) else rho), (None if math.isnan(tau) else tau)
 
 
+def conformal_score(
+    true: FloatArray, est: FloatArray, low: FloatArray, high: FloatArray
+) -> FloatArray:
+    """How far each truth lies out, in units of its interval's side: |truth - est| over
+    (high - est) above the estimate, over (est - low) below (0 at the estimate, 1 at the
+    interval's end, inf beyond a side of zero width)."""
+    side = np.where(true >= est, high - est, est - low)
+    gap = np.abs(true - est)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.where(
+            side > 0, gap / np.where(side > 0, side, 1.0), np.where(gap > 1e-12, np.inf, 0.0)
+        )
+    out: FloatArray = u
+    return out
+
+
+def conformal_scale(scores: FloatArray, level: float) -> float:
+    """The split-conformal quantile of ``scores``: the ceil((n + 1) level)-th smallest
+    (the largest finite one when n is too small for that), so that a new model's
+    interval widened by it holds its truth with probability >= level, models being
+    exchangeable. 1.0 without scores."""
+    finite = np.sort(scores[np.isfinite(scores)])
+    if scores.size == 0 or finite.size == 0:
+        return 1.0
+    rank = math.ceil((scores.size + 1) * level)
+    if rank > scores.size:
+        return float(finite[-1])
+    value = np.sort(scores)[rank - 1]
+    return float(value if np.isfinite(value) else finite[-1])
+
+
+def widen(
+    est: FloatArray, low: FloatArray, high: FloatArray, scale: FloatArray | float
+) -> tuple[FloatArray, FloatArray]:
+    """The interval (low, high) around ``est`` with both sides times ``scale``, in [0, 1]."""
+    lo: FloatArray = np.clip(est - scale * (est - low), 0.0, 1.0)
+    hi: FloatArray = np.clip(est + scale * (high - est), 0.0, 1.0)
+    return np.minimum(lo, est), np.maximum(hi, est)
+
+
+def cross_conformal(
+    true: FloatArray,
+    est: FloatArray,
+    low: FloatArray,
+    high: FloatArray,
+    fold: np.ndarray,
+    level: float,
+) -> tuple[FloatArray, FloatArray, float]:
+    """Each fold's intervals widened by the scale of the OTHER folds' held-out models (so
+    no model's own error sets its interval: the coverage this gives is an honest figure),
+    and the scale over every model (what a new model gets)."""
+    u = conformal_score(true, est, low, high)
+    lo2, hi2 = low.copy(), high.copy()
+    for f in np.unique(fold):
+        here = fold == f
+        s = conformal_scale(u[~here], level) if (~here).any() else 1.0
+        lo2[here], hi2[here] = widen(est[here], low[here], high[here], s)
+    return lo2, hi2, conformal_scale(u, level)
+
+
 def metrics_of(
-    true: FloatArray, est: FloatArray, low: FloatArray, high: FloatArray, fold: np.ndarray
+    true: FloatArray,
+    est: FloatArray,
+    low: FloatArray,
+    high: FloatArray,
+    fold: np.ndarray,
+    level: float | None = None,
 ) -> Metrics:
-    """The figures of one estimator over the pooled held-out models."""
+    """The figures of one estimator over the pooled held-out models. ``level``: calibrate
+    the intervals by cross-conformal scaling (:func:`cross_conformal`) at this level;
+    None: the intervals as given."""
     ae = 100.0 * np.abs(est - true)
     rho, tau = _corr(est, true)
     eps = 1e-9
+    model_cover = float(np.mean((low - eps <= true) & (true <= high + eps)))
+    scale = 1.0
+    if level is not None:
+        low, high, scale = cross_conformal(true, est, low, high, fold, level)
     cover = float(np.mean((low - eps <= true) & (true <= high + eps)))
     folds = tuple(float(ae[fold == f].mean()) for f in np.unique(fold))
     return Metrics(
@@ -178,6 +258,8 @@ def metrics_of(
         coverage=cover,
         fold_mae_pp=folds,
         n_models=int(true.size),
+        model_coverage=model_cover,
+        interval_scale=scale,
     )
 
 
@@ -239,26 +321,39 @@ class Validation:
         }
 
 
+def _positions(
+    fold: Fold, design: Design, full: Observed, fixed: np.ndarray, grid: int
+) -> np.ndarray:
+    """The items a held-out model answers: the design's, or its own adaptive test's."""
+    if not design.adaptive:
+        return fixed
+    return run_adaptive(
+        fold.bank, full, fixed, design.total, design.block or design.total, grid_points=grid
+    )
+
+
 def _run(
     folds: Sequence[Fold],
     designs: Sequence[Design],
     estimators: Sequence[EstimatorName],
     settings: EstimationSettings,
 ) -> tuple[dict[str, Metrics], list[ModelResult], list[float]]:
-    """Every held-out model of every fold on its fold's design → per-estimator metrics."""
+    """Every held-out model of every fold on its fold's design → per-estimator metrics
+    (intervals calibrated by cross-conformal scaling at ``settings.level``)."""
     cols: dict[str, list[list[float]]] = {e: [[], [], []] for e in estimators}
     true: list[float] = []
     fold_of: list[int] = []
-    rows: list[ModelResult] = []
+    names: list[str] = []
+    extra: list[tuple[float, float]] = []
     seconds: list[float] = []
     for fold, design in zip(folds, designs, strict=True):
         started = time.perf_counter()
         bank = fold.bank
         index = bank.index()
-        positions = np.array([index[i] for i in design.items])
+        fixed = np.array([index[i] for i in design.items], dtype=np.int64)
         weights = design.weight_map()
         for name, full in fold.test_observed.items():
-            obs = _subset(full, positions)
+            obs = _subset(full, _positions(fold, design, full, fixed, settings.grid))
             pred = predict(
                 bank,
                 obs,
@@ -267,34 +362,41 @@ def _run(
                 grid_points=settings.grid,
                 rng=np.random.default_rng(settings.seed),
             )
-            truth = float(full.rates.mean())
-            true.append(truth)
+            true.append(float(full.rates.mean()))
             fold_of.append(fold.index)
+            names.append(name)
+            extra.append((float(obs.rates.mean()) if obs.idx.size else 0.0, pred.floor))
             for e in estimators:
                 est = point_estimate(bank, obs, pred, e, weights)
                 lo, hi = interval(pred, est, settings.level)
                 for col, v in zip(cols[e], (est, lo, hi), strict=True):
                     col.append(v)
-            if "irt" in estimators:
-                i = len(true) - 1
-                rows.append(
-                    ModelResult(
-                        name,
-                        fold.index,
-                        truth,
-                        cols["irt"][0][i],
-                        cols["irt"][1][i],
-                        cols["irt"][2][i],
-                        float(obs.rates.mean()) if obs.idx.size else 0.0,
-                        pred.floor,
-                    )  # fmt: skip
-                )
         seconds.append(time.perf_counter() - started)
     t = np.array(true)
     f = np.array(fold_of)
-    out = {
-        e: metrics_of(t, np.array(c[0]), np.array(c[1]), np.array(c[2]), f) for e, c in cols.items()
+    arrays: dict[str, tuple[FloatArray, FloatArray, FloatArray]] = {
+        e: (np.array(cols[e][0]), np.array(cols[e][1]), np.array(cols[e][2])) for e in estimators
     }
+    out: dict[str, Metrics] = {
+        e: metrics_of(t, a[0], a[1], a[2], f, settings.level) for e, a in arrays.items()
+    }
+    rows: list[ModelResult] = []
+    if "irt" in arrays:
+        est_a, lo_a, hi_a = arrays["irt"]
+        lo_a, hi_a, _ = cross_conformal(t, est_a, lo_a, hi_a, f, settings.level)
+        rows = [
+            ModelResult(
+                names[i],
+                int(f[i]),
+                float(t[i]),
+                float(est_a[i]),
+                float(lo_a[i]),
+                float(hi_a[i]),
+                extra[i][0],
+                extra[i][1],
+            )
+            for i in range(t.size)
+        ]
     return out, rows, seconds
 
 
@@ -314,6 +416,8 @@ def _median(ms: Sequence[Metrics]) -> Metrics:
         coverage=float(np.median([m.coverage for m in ms])),
         fold_mae_pp=tuple(float(np.median([m.fold_mae_pp[i] for m in ms])) for i in range(n_f)),
         n_models=ms[0].n_models,
+        model_coverage=float(np.median([m.model_coverage for m in ms])),
+        interval_scale=float(np.median([m.interval_scale for m in ms])),
     )
 
 
@@ -382,6 +486,8 @@ def validate(
                 embedding=s.embedding,
                 strata=s.strata,
                 target=target,
+                start=s.adaptive_start,
+                block=s.adaptive_block,
             )
         )
         select_seconds.append(time.perf_counter() - started)

@@ -18,7 +18,7 @@ from curation.irt._threads import pinned
 
 @pinned
 def bic_compare(
-    responses: pl.DataFrame,
+    responses: pl.DataFrame | pl.LazyFrame | Cells,
     *,
     seed: int = 0,
     settings: FitSettings | None = None,
@@ -140,7 +140,7 @@ def _refit_warm(
 
 @pinned
 def loo_stability(
-    responses: pl.DataFrame,
+    responses: pl.DataFrame | pl.LazyFrame | Cells,
     *,
     model: ModelType = "1pl",
     seed: int = 0,

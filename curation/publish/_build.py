@@ -93,7 +93,8 @@ class SubsetInput:
 @dataclass(frozen=True)
 class EstimationSubsetInput:
     """An estimation subset to publish as config ``estimate-<m>`` (its name), with the
-    weights that rebuild the full score (data/subsets/<b>/estimate-<m>.parquet)."""
+    weights that rebuild the full score (data/subsets/<b>/estimate-<m>.parquet), or the
+    start items of an adaptive test ``adaptive-<m>``."""
 
     name: str
     design: str
@@ -103,6 +104,12 @@ class EstimationSubsetInput:
     """The design gives weights (else each item weighs 1/m)."""
     estimation: Mapping[str, Any] = field(default_factory=dict)
     """The held-out validation block (metrics/subsets ``estimation.subsets.<name>``)."""
+    budget: int | None = None
+    """An adaptive test's items in all (None: a fixed subset of ``len(items)``)."""
+    block: int | None = None
+    """An adaptive test's items per step."""
+    recommended: bool = False
+    """The estimation subset of its size with the lowest held-out error."""
 
 
 @dataclass(frozen=True)
@@ -335,7 +342,12 @@ def _card_context(
         cov = _coverage(df)
         desc = descriptions.get(name)
         est = next((e for e in inputs.estimation_subsets if e.name == name), None)
-        if est is not None:
+        if est is not None and est.budget is not None:
+            desc = (
+                f"the {df.height} start items of an adaptive test of {est.budget} items "
+                f"(`curate estimate --next` chooses {est.block} more at a time)"
+            )
+        elif est is not None:
             desc = f"{df.height} items chosen to estimate the full score ({est.design} design" + (
                 ", weighted)" if est.weighted else ")"
             )
@@ -390,8 +402,11 @@ def _card_context(
         {
             "config": est.name,
             "design": est.design,
-            "m": len(est.items),
+            "m": est.budget if est.budget is not None else len(est.items),
+            "start": len(est.items) if est.budget is not None else None,
+            "block": est.block,
             "weighted": est.weighted,
+            "recommended": est.recommended,
             "estimation": dict(est.estimation),
         }
         for est in inputs.estimation_subsets

@@ -29,16 +29,20 @@ def worse_than_random(block: Mapping[str, Any]) -> bool:
     return "unavailable" not in block and not block.get("beats_random", False)
 
 
-def estimation_sentence(config: str, benchmark: str, block: Mapping[str, Any]) -> str:
-    """One subset's held-out estimation error and ranking agreement, next to random's."""
+def estimation_sentence(
+    config: str, benchmark: str, block: Mapping[str, Any], *, adaptive: bool = False
+) -> str:
+    """One subset's held-out estimation error and ranking agreement, next to random's
+    (``adaptive``: an adaptive test of m items, each model its own)."""
     if not block:
         return f"`{config}`: not validated as a full-score estimator in this build."
     if "unavailable" in block:
         return f"`{config}`: not validated as a full-score estimator: {cell(block['unavailable'])}."
     m, r = block["m"], block["random"]
     level = f"{100 * block['level']:g}%"
+    what = f"an adaptive test of {m} items" if adaptive else f"a score on this {m}-item subset"
     text = (
-        f"`{config}`: on held-out models, a score on this {m}-item subset estimates the full "
+        f"`{config}`: on held-out models, {what} estimates the full "
         f"{benchmark} score within {_pp(block['mae_pp'])} on average (90% of models within "
         f"{_pp(block['p90_ae_pp'])}, worst {_pp(block['max_ae_pp'])}; Spearman ρ "
         f"{_rho(block['spearman'])} and Kendall τ {_rho(block['kendall'])} with the full "
@@ -80,7 +84,9 @@ def estimation_lines(
     lines += [
         "Run a model on a subset, then `curate estimate --subset <config>` (the benchmark's "
         "stored calibration, no refit) gives its full-benchmark score with a 90% interval: "
-        "the observed successes plus the IRT prediction of the unseen items. Validated the "
+        "the observed successes plus the IRT prediction of the unseen items; the interval is "
+        "widened by the factor that made it hold its level on held-out models (conformal, "
+        "each fold scaled by the others). Validated the "
         f"way it is used ({how}): each fold calibrates on the other models, re-selects the "
         "subset and estimates the held-out models' full scores from their answers on it "
         "alone; random subsets of the same size (median over draws) are the baseline. Errors "
@@ -88,6 +94,18 @@ def estimation_lines(
         "",
     ]
     for e in estimation:
+        if e.get("start") is not None:
+            star = " **Recommended** for this benchmark." if e.get("recommended") else ""
+            sentence = estimation_sentence(
+                e["config"], benchmark, e.get("estimation") or {}, adaptive=True
+            )
+            lines.append(
+                f"- {sentence}{star} Run the model on the config's {e['start']} start items, "
+                f"then `curate estimate --subset {e['config']} --next` names the "
+                f"{e['block']} items to answer next from its answers so far (the items that "
+                f"pin down its score best); repeat until {e['m']} are answered."
+            )
+            continue
         weights = (
             "; its `weight` column rebuilds the score as a weighted accuracy, which "
             + (
@@ -98,8 +116,9 @@ def estimation_lines(
             if e.get("weighted")
             else ""
         )
+        star = " **Recommended** for this benchmark." if e.get("recommended") else ""
         lines.append(
-            f"- {estimation_sentence(e['config'], benchmark, e.get('estimation') or {})} "
+            f"- {estimation_sentence(e['config'], benchmark, e.get('estimation') or {})}{star} "
             f"Made for this: {e['m']} items by the {e['design']} design on the full "
             f"calibration{weights}."
         )

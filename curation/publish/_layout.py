@@ -8,13 +8,16 @@ MANIFEST = "manifest.json"
 PUBLISHED = "published_item"
 """The record type of every config but the estimation ones."""
 PUBLISHED_ESTIMATE = "published_estimate_item"
-"""The record type of an ``estimate-<m>`` config: a published item plus its weight."""
+"""The record type of an ``estimate-<m>`` config (a published item plus its weight) and
+of an ``adaptive-<m>`` config (an adaptive test's start items, weight 1/start)."""
 ESTIMATE_CONFIG_PREFIX = "estimate-"
+ADAPTIVE_CONFIG_PREFIX = "adaptive-"
 
 
 def record_schema(config: str) -> str:
     """The record type (schemas/<name>.schema.json) of a config's records."""
-    return PUBLISHED_ESTIMATE if config.startswith(ESTIMATE_CONFIG_PREFIX) else PUBLISHED
+    estimation = config.startswith((ESTIMATE_CONFIG_PREFIX, ADAPTIVE_CONFIG_PREFIX))
+    return PUBLISHED_ESTIMATE if estimation else PUBLISHED
 
 
 SPLIT = "test"

@@ -23,12 +23,14 @@ from curation.lazy import lazy_exports
 if TYPE_CHECKING:
     from curation.subsets._estimation import (
         SubsetSpec,
+        adaptive_name,
         calibrated_config,
         describe,
         estimation_block,
         estimation_frame,
         estimation_name,
         estimation_subsets,
+        recommend,
         validate_subsets,
     )
     from curation.subsets._inputs import measured_z, read_difficulty
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     )
     from curation.subsets._report import Coverage, SubsetReport, evaluate_subset
     from curation.subsets._settings import (
+        ADAPTIVE_PREFIX,
         CALIBRATED_PREFIX,
         BenchmarkSubsetsSettings,
         ReferenceSettings,
@@ -52,11 +55,14 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "SubsetSpec": "_estimation",
     "calibrated_config": "_estimation",
+    "ADAPTIVE_PREFIX": "_settings",
     "CALIBRATED_PREFIX": "_settings",
     "describe": "_estimation",
     "estimation_block": "_estimation",
     "estimation_frame": "_estimation",
     "estimation_name": "_estimation",
+    "recommend": "_estimation",
+    "adaptive_name": "_estimation",
     "estimation_subsets": "_estimation",
     "validate_subsets": "_estimation",
     "BenchmarkSubsetsSettings": "_settings",
@@ -80,6 +86,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ADAPTIVE_PREFIX",
     "CALIBRATED_PREFIX",
     "SubsetSpec",
     "calibrated_config",
@@ -87,6 +94,8 @@ __all__ = [
     "estimation_block",
     "estimation_frame",
     "estimation_name",
+    "recommend",
+    "adaptive_name",
     "estimation_subsets",
     "validate_subsets",
     "BenchmarkSubsetsSettings",

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 import polars as pl
 
 from curation.subsets._settings import (
+    ADAPTIVE_PREFIX,
     CALIBRATED_PREFIX,
     ESTIMATE_PREFIX,
     SubsetEstimationSettings,
@@ -45,6 +46,11 @@ ESTIMATOR: Final = "irt"
 def estimation_name(m: int) -> str:
     """The subset (file and HF config) name of the estimation subset of size m."""
     return f"{ESTIMATE_PREFIX}-{m}"
+
+
+def adaptive_name(m: int) -> str:
+    """The subset (file and HF config) name of the adaptive test of m items."""
+    return f"{ADAPTIVE_PREFIX}-{m}"
 
 
 def calibrated_config(name: str) -> str:
@@ -66,36 +72,51 @@ class SubsetSpec:
 def estimation_subsets(
     bank: ItemBank, responses: pl.DataFrame, settings: SubsetEstimationSettings
 ) -> tuple[dict[str, Design], dict[str, str]]:
-    """(name -> design, name -> why skipped) for every size of ``settings``: a size at or
-    above the bank's items is skipped (the full benchmark needs no estimate)."""
+    """(name -> design, name -> why skipped) for every size of ``settings``: the fixed
+    ``estimate-<m>`` and, with ``settings.adaptive``, the adaptive test ``adaptive-<m>``
+    (its start items). A size at or above the bank's items is skipped (the full
+    benchmark needs no estimate)."""
     from curation.estimate import select
 
     made: dict[str, Design] = {}
     skipped: dict[str, str] = {}
     for m in settings.sizes_list():
-        name = estimation_name(m)
-        if m >= bank.n_items:
-            skipped[name] = (
-                f"m={m} is not below the {bank.n_items} calibrated items (the full benchmark "
-                "is its own score)"
+        names = [(estimation_name(m), settings.design)]
+        if settings.adaptive:
+            names.append((adaptive_name(m), "adaptive"))
+        for name, design in names:
+            if m >= bank.n_items:
+                skipped[name] = (
+                    f"m={m} is not below the {bank.n_items} calibrated items (the full "
+                    "benchmark is its own score)"
+                )
+                continue
+            made[name] = select(
+                design,
+                bank,
+                m,
+                seed=settings.seed,
+                responses=responses,
+                embedding=settings.embedding,
+                strata=settings.strata,
+                start=settings.adaptive_start,
+                block=settings.adaptive_block,
             )
-            continue
-        made[name] = select(
-            settings.design,
-            bank,
-            m,
-            seed=settings.seed,
-            responses=responses,
-            embedding=settings.embedding,
-            strata=settings.strata,
-        )
     return made, skipped
 
 
 def estimation_frame(
-    design: Design, bank: ItemBank, *, benchmark: str, name: str, z: Mapping[str, float]
+    design: Design,
+    bank: ItemBank,
+    *,
+    benchmark: str,
+    name: str,
+    z: Mapping[str, float],
+    interval_scale: float | None = None,
 ) -> pl.DataFrame:
-    """Rows of the ``estimation_subset_item`` record type (validated)."""
+    """Rows of the ``estimation_subset_item`` record type (validated): the subset's items
+    (an adaptive test's start items), its size, step and the conformal interval scale
+    its validation measured (``curate estimate --subset`` applies it)."""
     from curation.schemas import conform, validate_frame
 
     m = design.m
@@ -106,14 +127,16 @@ def estimation_frame(
             "benchmark": [benchmark] * m,
             "subset": [name] * m,
             "design": [design.design] * m,
-            "m": [m] * m,
+            "m": [design.total] * m,
+            "block": [design.block] * m,
+            "interval_scale": [interval_scale] * m,
             "k": list(range(1, m + 1)),
             "item": list(design.items),
             "b": [float(bank.b[index[i]]) for i in design.items],
             "z": [z.get(i) for i in design.items],
             "weight": [float(w) for w in weights],
         },
-        schema_overrides={"z": pl.Float64},
+        schema_overrides={"z": pl.Float64, "block": pl.Int64, "interval_scale": pl.Float64},
     )
     frame = conform(frame, "estimation_subset_item")
     validate_frame(frame, "estimation_subset_item", file=f"{benchmark} subset {name}")
@@ -129,6 +152,8 @@ def _figures(m: Metrics) -> dict[str, Any]:
         "spearman": m.spearman,
         "kendall": m.kendall,
         "coverage": m.coverage,
+        "model_coverage": m.model_coverage,
+        "interval_scale": m.interval_scale,
     }
 
 
@@ -152,6 +177,21 @@ def estimation_block(v: Validation) -> dict[str, Any]:
         "beats_random": bool(v.beats_random(ESTIMATOR)),
         "floor_pp": v.floor_pp,
     }  # no timing: the metrics are in git, and rerunning must not change them
+
+
+def recommend(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Size m -> the estimation subset (``estimate-<m>`` or ``adaptive-<m>``) whose
+    held-out error was lowest: what the card and ``curate estimate`` point a user to."""
+    best: dict[int, tuple[float, str]] = {}
+    for name, block in blocks.items():
+        if not name.startswith((f"{ESTIMATE_PREFIX}-", f"{ADAPTIVE_PREFIX}-")):
+            continue
+        if "unavailable" in block or block.get("mae_pp") is None:
+            continue
+        m, mae = int(block["m"]), float(block["mae_pp"])
+        if m not in best or mae < best[m][0]:
+            best[m] = (mae, name)
+    return {str(m): best[m][1] for m in sorted(best)}
 
 
 def unavailable(reason: str) -> dict[str, Any]:

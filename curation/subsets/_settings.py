@@ -53,6 +53,9 @@ data/subsets/<b>/<target>-<m>.parquet (:func:`calibrated_config`)."""
 ESTIMATE_PREFIX = "estimate"
 """The estimation subsets' name stem: ``estimate-<m>`` (file and HF config); no target
 may take it (its ``<target>-<m>`` files would collide)."""
+ADAPTIVE_PREFIX = "adaptive"
+"""The adaptive tests' name stem: ``adaptive-<m>`` (file and HF config: the start items
+of an adaptive test of m items); reserved like :data:`ESTIMATE_PREFIX`."""
 
 
 def _slug(text: str) -> str:
@@ -89,10 +92,10 @@ class SubsetTarget:
             target = cls(name=str(given or parsed.key), spec=body)
         if not NAME_RE.match(target.name):
             raise ValueError(f"name {target.name!r} must match {NAME_RE.pattern}")
-        if target.name == ESTIMATE_PREFIX:
+        if target.name in (ESTIMATE_PREFIX, ADAPTIVE_PREFIX):
             raise ValueError(
                 f"name {target.name!r} is reserved for the estimation subsets "
-                f"({ESTIMATE_PREFIX}-<m>); set another `name:`"
+                f"({ESTIMATE_PREFIX}-<m>, {ADAPTIVE_PREFIX}-<m>); set another `name:`"
             )
         return target
 
@@ -194,6 +197,13 @@ class SubsetEstimationSettings(EstimationSettings):
     """Sizes m of the ``estimate-<m>`` subsets (one per size). A size at or above a
     benchmark's number of calibrated items is skipped, with its reason in the metrics
     (the full benchmark needs no estimate)."""
+    adaptive: bool = True
+    """Also make an adaptive test of each size (``adaptive-<m>``: its
+    ``adaptive_start`` start items; ``curate estimate --next`` chooses the rest for each
+    model), validated beside the fixed subsets. On the bundled benchmarks it halved
+    random items' excess error where models spread over the difficulty range (math-l5,
+    crux) and did not help where almost every item is solved (GSM8K); the stage
+    recommends, per size, whichever estimated the held-out models better."""
 
     def sizes_list(self) -> tuple[int, ...]:
         """The sizes, each once."""

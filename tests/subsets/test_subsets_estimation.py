@@ -94,13 +94,28 @@ def test_matrix_only_benchmark_gets_the_estimation_subset_and_every_block(projec
     jsonschema.validate(metrics, schema)  # the stage's output, against the schema itself
 
     est = metrics["estimation"]
-    assert list(est["subsets"]) == ["estimate-40"]
+    assert sorted(est["subsets"]) == ["adaptive-40", "estimate-40"]
     assert "not below the 120 calibrated items" in est["skipped"]["estimate-500"]
+    assert "not below the 120 calibrated items" in est["skipped"]["adaptive-500"]
     assert "estimate-500" not in metrics["skipped"]  # the quantile subsets' list is unchanged
     blocks = {
         "uniform-30": metrics["subsets"]["uniform-30"]["estimation"],
         "estimate-40": est["subsets"]["estimate-40"]["estimation"],
+        "adaptive-40": est["subsets"]["adaptive-40"]["estimation"],
     }
+    assert blocks["adaptive-40"]["design"] == "adaptive"
+    assert est["subsets"]["adaptive-40"] | {"estimation": None} == {
+        "design": "adaptive",
+        "m": 40,
+        "n_items": N_ITEMS,
+        "weighted": False,
+        "start": EstimationSettings().adaptive_start,
+        "block": EstimationSettings().adaptive_block,
+        "estimation": None,
+    }
+    # the recommended subset is the estimation subset with the lower held-out error
+    best = min(("estimate-40", "adaptive-40"), key=lambda n: blocks[n]["mae_pp"])
+    assert est["recommended"] == {"40": best}
     assert blocks["uniform-30"]["design"] == "quantile"  # re-matched in each fold
     default = EstimationSettings().design
     assert blocks["estimate-40"]["design"] == est["design"] == default
@@ -111,6 +126,8 @@ def test_matrix_only_benchmark_gets_the_estimation_subset_and_every_block(projec
         assert block["beats_random"] == (block["mae_pp"] < block["random"]["mae_pp"])
         assert block["mae_pp"] <= block["p90_ae_pp"] + 1e-9 <= block["max_ae_pp"] + 2e-9
         assert 0 < block["mae_pp"] < 15 and block["spearman"] > 0.7, (name, block)
+        # the intervals a user gets are the conformally scaled ones, checked across folds
+        assert 0 < block["interval_scale"] and 0 <= block["model_coverage"] <= 1
     assert blocks["uniform-30"]["weighted"] is None  # quantile: no weights
     assert blocks["estimate-40"]["weighted"] is not None
 
@@ -128,6 +145,29 @@ def test_the_estimation_subset_file_holds_the_design_on_the_stored_calibration(p
     want = select(EstimationSettings().design, bank, 40, seed=0, responses=responses)
     assert tuple(frame["item"]) == want.items
     assert frame["weight"].to_list() == pytest.approx(list(want.weights or ()), abs=1e-6)
+
+
+def test_the_adaptive_test_file_holds_its_start_budget_step_and_scale(project: Path):
+    from curation.estimate import EstimationSettings, ItemBank, load_subset, select
+    from curation.schemas import validate_frame
+
+    frame = pl.read_parquet(project / "data/subsets/lb/adaptive-40.parquet")
+    validate_frame(frame, "estimation_subset_item", file="adaptive-40")
+    s = EstimationSettings()
+    assert frame.height == s.adaptive_start == 20
+    assert set(frame["m"]) == {40} and set(frame["block"]) == {s.adaptive_block}
+    want = select("adaptive", ItemBank.load("lb"), 40, seed=0, start=s.adaptive_start)
+    assert tuple(frame["item"]) == want.items
+    block = _metrics(project)["estimation"]["subsets"]["adaptive-40"]["estimation"]
+    assert frame["interval_scale"].to_list() == pytest.approx([block["interval_scale"]] * 20)
+    loaded = load_subset("lb", "adaptive-40")
+    assert loaded.adaptive and loaded.budget == 40 and loaded.block == s.adaptive_block
+    assert loaded.weights is None
+    assert loaded.interval_scale == pytest.approx(block["interval_scale"])
+    # a quantile subset's scale comes from the metrics (its file holds items only)
+    quantile = load_subset("lb", "calibrated-uniform-30")
+    scale = _metrics(project)["subsets"]["uniform-30"]["estimation"]["interval_scale"]
+    assert quantile.interval_scale == pytest.approx(scale) and not quantile.adaptive
 
 
 def test_a_panel_too_small_for_the_folds_says_so(project: Path):
@@ -178,6 +218,49 @@ def test_curate_estimate_on_a_subset_uses_its_items_and_weights(
     capsys.readouterr()
     assert main([*args, "--subset", "calibrated-uniform-30", "--estimator", "weighted"]) == 2
     assert "needs the subset's weights" in capsys.readouterr().err
+
+
+def test_curate_estimate_runs_an_adaptive_test_to_its_budget(
+    project: Path, capsys: pytest.CaptureFixture[str]
+):
+    """The user's loop: answer the adaptive-40 start items, ask `--next`, answer those,
+    repeat; each step names block-many unseen items, the last step none, and the interval
+    carries the test's conformal scale."""
+    from curation.cli import main
+    from curation.estimate import load_subset
+
+    test = load_subset("lb", "adaptive-40")
+    assert test.budget == 40 and test.block is not None
+    rng = np.random.default_rng(11)
+    truth = {f"it{i:03d}": int(rng.integers(0, 2)) for i in range(N_ITEMS)}
+    asked = list(test.items)
+    out = project / "est.json"
+    steps = 0
+    while True:
+        pl.DataFrame(
+            {
+                "model": ["new"] * len(asked),
+                "item": asked,
+                "n_trials": [1] * len(asked),
+                "n_correct": [truth[i] for i in asked],
+            }  # fmt: skip
+        ).write_csv(project / "new.csv")
+        args = ["estimate", "-b", "lb", "--format", "long", "--path", "new.csv"]
+        assert main([*args, "--subset", "adaptive-40", "--next", "--out", str(out)]) == 0
+        printed = capsys.readouterr().out
+        doc = json.loads(out.read_text())
+        nxt = doc["next"]["new"]
+        assert doc["estimates"][0]["n_seen"] == len(asked)
+        assert doc["estimates"][0]["interval_scale"] == pytest.approx(test.interval_scale)
+        assert f"({len(asked)} of 40 items answered)" in printed
+        assert len(nxt) == min(test.block, 40 - len(asked))
+        assert not set(nxt) & set(asked) and len(set(nxt)) == len(nxt)
+        if not nxt:
+            assert "none (the test is done)" in printed
+            break
+        asked += nxt
+        steps += 1
+    assert len(asked) == 40 and steps == -(-(40 - len(test.items)) // test.block)
 
 
 # ---- the card ---------------------------------------------------------------------------
