@@ -155,6 +155,22 @@ def _check_row_lengths(text: str, path: Path) -> None:
             )
 
 
+def rows_complete(path: Path) -> bool:
+    """Whether every line of a plain CSV (no quotes) has the header's number of cells,
+    read line by line in binary (cheap on a leaderboard-wide file). False for a short
+    row, or a file with quotes (the caller then takes the general reader, which checks
+    it with the csv module and names the row)."""
+    with open(path, "rb") as fh:
+        header = fh.readline()
+        if b'"' in header:
+            return False
+        width = header.count(b",")
+        for line in fh:
+            if line.strip() and (b'"' in line or line.count(b",") < width):
+                return False
+    return True
+
+
 def read_csv_frame(path: Path) -> pl.DataFrame:
     """Read a CSV with every column as text (types are checked field by field later)."""
     text = read_text(path)
