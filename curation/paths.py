@@ -111,9 +111,13 @@ GAPS_REPORT_HTML = Path("reports/gaps.html")
 GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
 
 
+GAPS_PLOT_DIR = Path("plots/gaps")
+"""The gaps stage's figures: a DVC output folder, written whole by every run."""
+
+
 def gaps_plot_path(benchmark: str, kind: str) -> Path:
     """A per-benchmark gaps figure; ``kind`` is ``ecdf`` or ``strip``."""
-    return Path("plots/gaps") / f"{benchmark}-{kind}.png"
+    return GAPS_PLOT_DIR / f"{benchmark}-{kind}.png"
 
 
 # --- mirt (all benchmarks at once) ----------------------------------------------------
@@ -203,15 +207,6 @@ def build_metrics_path(benchmark: str) -> Path:
     """One dataset build (schema ``build_metrics``), with every file's hash: publish
     checks dist/ against this record, kept in git outside dist/."""
     return Path("metrics/build") / f"{benchmark}.json"
-
-
-BUILD_RECORDS = Path(".build-records")
-"""Untracked (like dist/): each build folder's file hashes, written when it was built."""
-
-
-def build_record_path(benchmark: str, folder: str) -> Path:
-    """The record of ``dist/<benchmark>/<folder>`` outside dist/ (see curation.publish._verify)."""
-    return BUILD_RECORDS / benchmark / f"{folder}.json"
 
 
 HEADLINE_METRICS = Path("metrics/headline.json")

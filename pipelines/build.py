@@ -27,7 +27,6 @@ from curation.measure import Thresholds
 from curation.params_model import ParamsFile
 from curation.paths import (
     build_metrics_path,
-    build_record_path,
     calibration_path,
     items_path,
     release_path,
@@ -201,10 +200,6 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     metrics = result.metrics()
     metrics_file = build_metrics_path(benchmark)
     validate_records([metrics], "build_metrics", file=str(metrics_file))
-    # the same hashes outside dist/ for this folder alone: the committed metrics name only
-    # the latest build, and `curate publish` of an older one built here checks against it
-    for folder, files in metrics["files"].items():
-        write_json(build_record_path(benchmark, folder), {"files": files})
     write_json(metrics_file, metrics)
     return result.summary()
 

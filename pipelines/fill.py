@@ -101,7 +101,8 @@ def _summary(benchmark: str, result: FillResult) -> str:
     text = "".join(parts)
     if result.run.restarted:
         text += (
-            "\n  note: params or inputs changed since the last run; the old journal was set aside"
+            "\n  note: params or inputs changed since the last run; the old journal was set aside "
+            "(discarded: its rounds cannot serve these inputs)"
         )
     return text
 

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json, write_text
+from curation.io.atomic import atomic_path, replaces_dir, write_json, write_text
 from curation.io.tables import read_table
 from curation.irt import Calibration
 from curation.measure import (
@@ -43,6 +43,7 @@ from curation.params_model import ParamsFile
 from curation.paths import (
     GAPS_ECDF_DATA,
     GAPS_METRICS,
+    GAPS_PLOT_DIR,
     GAPS_REPORT_HTML,
     GAPS_REPORT_MD,
     calibration_path,
@@ -166,6 +167,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
         )
         for b in names
     }
+    replaces_dir(GAPS_PLOT_DIR)  # figures of benchmarks no longer configured go too
     for b in names:
         # Intervals and resolution are in the fit's item order: measure z in that order too.
         z_by[b] = fitted[b].z

@@ -22,7 +22,7 @@ import time
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json, write_text
+from curation.io.atomic import atomic_path, replaces_dir, write_json, write_text
 from curation.io.precision import round_frame
 from curation.io.tables import read_table
 from curation.irt.mirt import (
@@ -153,6 +153,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
     fmt = params.plots.format
+    replaces_dir(PLOT_DIR)  # the folder holds this run's figures alone
     plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
     plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
     plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
@@ -191,9 +192,7 @@ def write_skipped(reason: str, pool: list[str], left: dict[str, str]) -> str:
     record = {"stage": "mirt", "skipped": True, "reason": reason, "benchmarks": pool}
     validate_records([record], "skipped_stage", file=str(METRICS_PATH))
     PLOT_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in PLOT_DIR.iterdir():
-        if stale.is_file():
-            stale.unlink()
+    replaces_dir(PLOT_DIR)  # figures of an earlier fit go when the stage commits
     with atomic_path(LOADINGS_PATH) as tmp:
         pl.DataFrame(schema=SKIPPED_LOADINGS).write_parquet(tmp)
     notes = "".join(f"- {why}\n" for why in left.values())

@@ -9,12 +9,12 @@ prints the next command. Everything is read and validated before anything is wri
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,24 @@ from curation.params_model import validate_params
 
 FIELD_TARGETS = ("item", "question", "answer", "choices", "answer_type")
 UNKNOWN_LICENSE = "unknown"
+
+
+@contextlib.contextmanager
+def _naming_originals(scratch: str, copies: dict[str, Path | None]) -> Iterator[None]:
+    """Errors raised while checking the scratch copies (``copies``: name in ``scratch`` ->
+    the user's file) name the files the user gave, never the scratch folder."""
+    try:
+        yield
+    except CurationError as exc:
+        text = str(exc)
+        for name, original in copies.items():
+            if original is not None:
+                text = text.replace(str(Path(scratch) / name), str(original))
+        if text == str(exc):
+            raise
+        error = CurationError(text)
+        error.exit_code = exc.exit_code
+        raise error from None
 
 
 def parse_field_map(text: str | None) -> dict[str, str]:
@@ -46,22 +64,6 @@ def parse_field_map(text: str | None) -> dict[str, str]:
             )
         out[target] = source
     return out
-
-
-@contextmanager
-def _naming_user_files(copies: dict[str, str]) -> Iterator[None]:
-    """Rewrite the scratch copies' paths in a :class:`CurationError` to the user's files."""
-    try:
-        yield
-    except CurationError as exc:
-        if isinstance(exc, InputError) and exc.file in copies:
-            exc.file = copies[exc.file]
-        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else None
-        if text is not None:
-            for copy, user in copies.items():
-                text = text.replace(copy, user)
-            exc.args = (text, *exc.args[1:])
-        raise
 
 
 def _lm_eval_long(path: Path, *, name: str, known: list[str], item_field: str | None) -> str:
@@ -165,8 +167,11 @@ def add_benchmark(
     if not reference:
         entry["in_domain_reference"] = False
     fields = {"item": "item", "question": "question", "answer": "answer", **field_map}
+    # the copies get distinct names (items a/data.jsonl and responses b/data.jsonl must not
+    # land on one file), each keeping its extension: that is how the readers pick a format
+    items_name = "items" + "".join(items.suffixes)
     entry["items"] = {
-        "path": (raw / items.name).as_posix(),
+        "path": (raw / items_name).as_posix(),
         "fields": fields,
         "answer_type": answer_type,
     }
@@ -176,7 +181,7 @@ def add_benchmark(
             resp_name = "responses.csv"
             entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": "long"}
         else:
-            resp_name = responses.name
+            resp_name = "responses" + "".join(responses.suffixes)
             entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": fmt}
             if fmt == "wide":
                 entry["responses"]["model_column"] = model_column
@@ -188,27 +193,21 @@ def add_benchmark(
             "with collect.enabled false; to ask the panel instead, add the entry by hand"
         )
 
-    # validate everything in a scratch copy before writing anything; an error names the
-    # user's file, not the scratch copy it was found in
+    # validate everything in a scratch copy before writing anything; a message names the
+    # user's own file, never the scratch copy
     with (
         tempfile.TemporaryDirectory() as scratch,
-        _naming_user_files(
-            {
-                str(Path(scratch) / items.name): str(items),
-                str(Path(scratch) / responses.name): str(responses),
-                str(Path(scratch) / "responses.csv"): f"{responses} (read as lm-eval samples)",
-            }
-        ),
+        _naming_originals(scratch, {items_name: items, resp_name: responses}),
     ):
         sraw = Path(scratch)
-        shutil.copyfile(items, sraw / items.name)
+        shutil.copyfile(items, sraw / items_name)
         test_entry = yaml.safe_load(yaml.safe_dump(entry))
-        test_entry["items"]["path"] = str(sraw / items.name)
+        test_entry["items"]["path"] = str(sraw / items_name)
         if fmt == "lm-eval":
             test_entry["responses"]["path"] = str(sraw / "responses.csv")
         else:
-            shutil.copyfile(responses, sraw / responses.name)
-            test_entry["responses"]["path"] = str(sraw / responses.name)
+            shutil.copyfile(responses, sraw / resp_name)
+            test_entry["responses"]["path"] = str(sraw / resp_name)
         trial = {**params, "benchmarks": {**params["benchmarks"], name: test_entry}}
         spec = validate_params(trial, params_file=params_file).benchmark(name)
         table = ingest_benchmark(name, spec, params_file=params_file)
@@ -231,7 +230,7 @@ def add_benchmark(
         else None
     )
     raw.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(items, raw / items.name)
+    shutil.copyfile(items, raw / items_name)
     if fmt == "lm-eval":
         assert responses_text is not None
         (raw / "responses.csv").write_text(responses_text, encoding="utf-8")

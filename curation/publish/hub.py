@@ -90,8 +90,10 @@ def resolve_dataset_dir(dataset: str, version: str, *, dist: str | Path = "dist"
     if candidate.is_dir():
         return candidate
     raise CurationError(
-        f"no build of {dataset!r} version {version} at {candidate}; set build.version to "
-        f"{version} (or 'auto') and run `dvc repro build@{dataset}` first"
+        f"no build of {dataset!r} version {version} at {candidate} (dist/{dataset}/ holds the "
+        f"last build alone); bring back the commit that built it with `git checkout <commit> "
+        f"-- dvc.lock && dvc checkout build@{dataset}`, or set build.version to {version} "
+        f"(or 'auto') and run `dvc repro build@{dataset}`"
     )
 
 

@@ -30,6 +30,9 @@ PROTOCOL_FIELDS = (
     "model_revision",
 )
 _RATE_TOLERANCE = 1e-6
+MAX_COUNT = 1_000_000_000
+"""The largest n_trials / n_correct a table may hold (a count beyond it is a typo or an
+overflow, and could not be stored as a 64-bit count summed over a panel)."""
 
 
 def _row_of(mask: pl.Series) -> int:
@@ -241,6 +244,12 @@ def _long_to_cells(
     for series, field in ((n_trials, names["n_trials"]), (n_correct, names["n_correct"])):
         _reject(
             series.is_null(), file=file, field=field, message=lambda _i: "required value missing"
+        )
+        _reject(
+            (series.abs() > MAX_COUNT).fill_null(False),
+            file=file,
+            field=field,
+            message=lambda i, s=series: f"{s[i]:g} is too large (at most {MAX_COUNT:,} trials)",  # type: ignore[misc]
         )
         _reject(
             (series != series.round()).fill_null(False),

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from curation.io.readers import rows_complete
 from curation.responses._settings import ResponsesSettings
 
 _RATE_TOLERANCE = 1e-6  # as the general import
@@ -28,6 +29,8 @@ def _numeric(path: Path, fmt: str, model_column: str) -> pl.DataFrame | None:
     """The matrix with item columns as Float64 (the model column as text), or None."""
     try:
         if fmt == "csv":
+            if not rows_complete(path):  # a row cut short: the general import names it
+                return None
             header = pl.scan_csv(path, infer_schema=False, n_rows=0).collect_schema().names()
             if model_column not in header:
                 return None

@@ -19,6 +19,8 @@ from curation.review._store import ReviewStore
 from curation.review._web import LOOPBACK_NAMES, create_app
 
 MIN_TOKEN = 16
+TOKEN_PLACEHOLDER = "YOUR-REVIEWER-TOKEN"
+"""What the printed link holds where each reviewer's own token goes (one word: it stays a link)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -145,7 +147,7 @@ def open_url(host: str, port: int, *, token: str | None = None, ask_token: bool 
     if token:
         url += f"?token={quote(token, safe='')}"
     elif ask_token:
-        url += "?token=<your reviewer token>"
+        url += f"?token={TOKEN_PLACEHOLDER}"
     return url
 
 
@@ -172,7 +174,14 @@ def serve(
     )
     sock = _bind(host, port)
     url = open_url(host, sock.getsockname()[1], token=token, ask_token=bool(accounts and public))
-    print(f"review queue: {store.path}\nopen {url}\n(Ctrl+C to stop)", flush=True)
+    print(f"review queue: {store.path}\nopen {url}", flush=True)
+    if TOKEN_PLACEHOLDER in url:
+        print(
+            f"(each reviewer puts their own token, from `curate review add-reviewer`, in "
+            f"place of {TOKEN_PLACEHOLDER})",
+            flush=True,
+        )
+    print("(Ctrl+C to stop)", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     try:
         uvicorn.Server(config).run(sockets=[sock])

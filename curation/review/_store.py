@@ -1300,6 +1300,12 @@ class ReviewStore:
                 raise ReviewError(f"no batch {batch!r} in the decision log")
             if rows[0]["decision"] == "reverted":
                 raise ReviewError(f"batch {batch!r} is an undo; undo is not undone")
+            authors = sorted({str(r["reviewer"]) for r in rows})
+            if role != "adjudicator" and authors != [reviewer]:
+                raise ReviewError(
+                    f"batch {batch!r} was made by {', '.join(authors)}: a reviewer undoes only "
+                    "their own batches (an adjudicator any)"
+                )
             done = {
                 r[0]
                 for r in conn.execute(

@@ -209,9 +209,9 @@ def create_app(
             query_token = request.query_params.get("token")
 
             def valid(p: str | None) -> bool:
-                return (token is not None and not accounts and _same(p, token)) or (
-                    accounts.by_token(p) is not None
-                )
+                # the shared --token and every account's own token (the users file is
+                # read again when it changes: a rotated or removed token fails at once)
+                return (token is not None and _same(p, token)) or (accounts.by_token(p) is not None)
 
             good = next((p for p in presented if valid(p)), None)
             if good is not None:
@@ -244,6 +244,8 @@ def create_app(
             new_sid, sess = sessions.new()
         if account is not None:  # the token names the reviewer, whatever the session says
             sess.reviewer = sess.account = account.name
+        elif need_auth and sess.account is not None:  # signed in by a token no longer shown
+            sess.reviewer = sess.account = None
         request.state.session = sess
         response = await call_next(request)
         response.headers.update(_HEADERS)
@@ -270,7 +272,11 @@ def create_app(
         return HTMLResponse(html, status_code=status)
 
     def role_of(sess: Session) -> str:
-        return accounts.role_of(sess.account or sess.reviewer)
+        if sess.account is not None:
+            return accounts.role_of(sess.account)
+        # a shared token names nobody: its sessions review, whatever name they type; on
+        # 127.0.0.1 without tokens the name typed takes its account's role (local trust)
+        return "reviewer" if need_auth else accounts.role_of(sess.reviewer)
 
     async def form_with_csrf(request: Request) -> Any:
         form = await request.form()
@@ -525,6 +531,8 @@ def create_app(
             sess.flash = ("error", f"signed in by token as {sess.account}: the name is fixed")
         elif not name or len(name) > MAX_REVIEWER:
             sess.flash = ("error", f"a reviewer name has 1 to {MAX_REVIEWER} characters")
+        elif need_auth and accounts.named(name) is not None:
+            sess.flash = ("error", f"{name} has an account: sign in with {name}'s own token")
         else:
             sess.reviewer = name
             sess.flash = ("ok", f"reviewing as {name}")
