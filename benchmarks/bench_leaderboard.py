@@ -14,10 +14,11 @@ not measured) with the bundled benchmarks taken out of params.yaml:
    command), or with ``--hand-entry`` by writing the matrix-only entry and its imports
    folder by hand (what a revision without the matrix-only ``add`` needed);
 3. ``dvc repro``, default params; each output line timestamped. Per stage: wall (from
-   DVC's "Running stage" line to the next one: DVC's hashing included), the peak RSS of
-   the largest process under DVC while it ran (/proc polled every 0.2 s), the 1-minute
-   load average when it started; and the busiest other processes on the machine at the
-   start (the machine is shared: quote them).
+   DVC's "Running stage" line to the next one: DVC's hashing included), CPU seconds of
+   the stage's processes and the peak RSS of the largest (/proc polled every 0.2 s: the
+   last fraction of a second of a process is not counted), the 1-minute load average
+   when it started; and the busiest other processes on the machine at the start (the
+   machine is shared: quote them, and read CPU beside wall).
 
 ``--stage-timeout S`` runs the stages one at a time (``dvc repro -s``, in DVC's order)
 and stops any that runs longer than S seconds, recording "killed"; the stages that need
@@ -53,19 +54,29 @@ ORDER = ("ingest", "responses", "check", "annotate", "gaps", "fill", "judge", "s
 class Stage:
     name: str
     wall: float = 0.0
+    cpu: float = 0.0
     rss_mb: float = 0.0
     load: float = 0.0
     status: str = "ok"
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Watch:
-    """The current stage's peak RSS, polled from /proc under ``root_pid``."""
+    """The current stage's peak RSS and CPU, polled from /proc under ``root_pid`` (DVC's
+    own process left out: its hashing is in the wall time, not the CPU column)."""
 
     root_pid: int
     peak: dict[str, float] = field(default_factory=dict)
+    cpu: dict[int, tuple[str, float]] = field(default_factory=dict)
+    """pid -> (stage it ran in, its last user + system seconds)."""
     current: str = "(dvc)"
     done: bool = False
+
+    def stage_cpu(self, name: str) -> float:
+        return sum(sec for stage, sec in self.cpu.values() if stage == name)
 
     def _children(self) -> list[int]:
         kids: dict[int, list[int]] = {}
@@ -93,7 +104,13 @@ class Watch:
                         for line in f:
                             if line.startswith("VmRSS:"):
                                 top = max(top, int(line.split()[1]) / 1024)
-                except OSError:
+                    if pid != self.root_pid:
+                        with open(f"/proc/{pid}/stat") as f:
+                            fields = f.read().rsplit(")", 1)[1].split()
+                        sec = (int(fields[11]) + int(fields[12])) / TICK
+                        stage = self.cpu.get(pid, (self.current, 0.0))[0]
+                        self.cpu[pid] = (stage, sec)
+                except (OSError, IndexError, ValueError):
                     continue
             self.peak[self.current] = max(self.peak.get(self.current, 0.0), top)
             time.sleep(0.2)
@@ -179,7 +196,7 @@ def run_repro(work: Path, args: list[str], watch_stages: dict[str, Stage],
     ends = [t for t, _ in starts[1:]] + [wall] * bool(starts)
     for (t, name), end in zip(starts, ends, strict=True):
         s = watch_stages[name]
-        s.wall, s.rss_mb = end - t, watch.peak.get(name, 0.0)
+        s.wall, s.rss_mb, s.cpu = end - t, watch.peak.get(name, 0.0), watch.stage_cpu(name)
     if killed.is_set() and starts:
         watch_stages[starts[-1][1]].status = f"killed at {timeout:.0f} s"
     return rc, wall
@@ -247,13 +264,13 @@ def main(argv: list[str] | None = None) -> int:
             if rc:  # killed, or an input a killed stage owed is missing
                 stages.setdefault(name, Stage(name, status=f"not run (exit {rc})"))
     total = time.perf_counter() - t0
-    rows = [[s.name, f"{s.wall:.1f}", f"{s.rss_mb:.0f}", f"{s.load:.1f}", s.status]
-            for s in stages.values()]  # fmt: skip
+    rows = [[s.name, f"{s.wall:.1f}", f"{s.cpu:.1f}", f"{s.rss_mb:.0f}", f"{s.load:.1f}",
+             s.status] for s in stages.values()]  # fmt: skip
     print_table(
         f"dvc repro of {args.models} models x {'+'.join(map(str, args.items))} items at {rev}"
         f" ({'hand entry' if args.hand_entry else 'curate benchmark add'}): {total:.0f} s, "
         f"load {start_load:.1f} at start",
-        ["stage", "wall s", "peak RSS MB", "load1", "status"],
+        ["stage", "wall s", "CPU s", "peak RSS MB", "load1", "status"],
         rows,
     )
     print("\nbusiest other processes at the start (pid %cpu rss args):")

@@ -49,7 +49,7 @@ class EstimationSettings(Section):
     random_draws: PositiveInt = 20
     """Validation: random subsets of the same size per fold (the baseline is the median
     over them)."""
-    max_test_models: PositiveInt = 400
+    max_test_models: PositiveInt = 150
     """Validation: at most this many held-out models are scored, a seeded sample spread
     over the folds in proportion (every fold is still calibrated without its whole
     group). Each scored model is one posterior per subset and random draw, so a
