@@ -261,8 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for name in ["code", *stage_names(work)]:
             rc, _ = run_repro(work, ["-s", name], stages, args.stage_timeout)
-            if rc:  # killed, or an input a killed stage owed is missing
-                stages.setdefault(name, Stage(name, status=f"not run (exit {rc})"))
+            if rc and name not in stages:  # an input a killed stage owed is missing
+                stages[name] = Stage(name, status=f"not run (exit {rc})")
+            elif rc and stages[name].status == "ok":
+                stages[name].status = f"failed (exit {rc})"
     total = time.perf_counter() - t0
     rows = [[s.name, f"{s.wall:.1f}", f"{s.cpu:.1f}", f"{s.rss_mb:.0f}", f"{s.load:.1f}",
              s.status] for s in stages.values()]  # fmt: skip
