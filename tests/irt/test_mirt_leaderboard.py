@@ -108,3 +108,14 @@ def test_d_is_chosen_on_a_sample_above_the_budget_and_fitted_on_everyone():
     assert under.n_models_selection is None and "selection_sample" not in (
         build_report(sim.data, under).metrics()
     )
+
+
+def test_one_dimension_of_a_leaderboard_is_a_histogram(leaderboard, tmp_path):
+    import struct
+
+    sim, _ = leaderboard
+    report = build_report(sim.data, select_dimension(sim.data, d_max=1, holdout=0.1, seed=0))
+    assert report.analysis.d == 1
+    plot_mirt_models(report, tmp_path / "models.png", formats=("png",))
+    width, height = struct.unpack(">II", (tmp_path / "models.png").read_bytes()[16:24])
+    assert height < width  # 3.6 inches tall, not a row per model
