@@ -113,6 +113,8 @@ def _wide_model_column(responses: Path, declared: str | None) -> tuple[str, str]
                 file=str(responses),
                 record="header",
             )
+        if declared == "model":  # the default name: nothing to say
+            return declared, ""
         return declared, f"model column {describe_column(declared)} (--model-column)"
     found = find_model_column(frame)
     if found is None:
@@ -121,7 +123,9 @@ def _wide_model_column(responses: Path, declared: str | None) -> tuple[str, str]
             file=str(responses),
             record="header",
         )
-    how = "" if found == "model" else ", the first non-item column (--model-column to choose)"
+    if found == "model":
+        return found, ""
+    how = ", the first non-item column (--model-column to choose)"
     return found, f"model column {describe_column(found)}{how}"
 
 
