@@ -124,6 +124,9 @@ def gaps_plot_path(benchmark: str, kind: str) -> Path:
 
 MIRT_METRICS = Path("metrics/mirt.json")
 MIRT_REPORT = Path("reports/mirt.md")
+MIRT_MODELS_PAGE = Path("reports/mirt-models.html")
+"""Every model's ability vector, one searchable table (the Markdown report lists a
+leaderboard's extremes only)."""
 MIRT_PLOT_DIR = Path("plots/mirt")
 MIRT_LOADINGS = Path("data/mirt/loadings.parquet")
 

@@ -105,8 +105,13 @@ def _intervals(
     if iv.method == "none":
         return None
     if iv.method == "bootstrap" and fitted.method == "map":
+        replicates = iv.replicates_for(int(fitted.cells.k.size))  # max_refit_cells
         out, _ = fitted.bootstrap(
-            target=target, level=level, replicates=iv.replicates, seed=iv.seed
+            target=target,
+            level=level,
+            replicates=replicates,
+            seed=iv.seed,
+            requested=iv.replicates,
         )
         return out
     z_draws, source = _z_draws(benchmark, list(fitted.items))  # NUTS posterior, or laplace

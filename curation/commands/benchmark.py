@@ -5,6 +5,12 @@ entry into params.yaml (appended to ``benchmarks:``, comments kept), creates the
 the stages need (the imports folder, the empty review export), adds the benchmark's
 column to the ECDF plot that dvc.yaml's top-level ``plots:`` lists by benchmark, and
 prints the next command. Everything is read and validated before anything is written.
+
+Without ``--items`` the benchmark is matrix-only (a leaderboard export: a response
+matrix, no item texts; ``items: {texts: false}``, see :mod:`curation.items`): its items
+are the matrix's ids. A wide file's model column is ``--model-column``, else ``model``,
+else the first column that does not hold numbers (pandas' unnamed index column), and
+the report names the one taken.
 """
 
 from __future__ import annotations
@@ -116,10 +122,40 @@ def _with_plot_column(dvc_text: str, name: str, known: list[str]) -> str | None:
     return new
 
 
+def _wide_model_column(responses: Path, declared: str | None) -> tuple[str, str]:
+    """(the model column of a wide matrix, how it was chosen): ``declared`` if given (and
+    present), else :func:`curation.responses.find_model_column`."""
+    from curation.io.readers import detect_format, read_frame
+    from curation.responses import describe_column, find_model_column
+
+    frame = read_frame(responses, detect_format(responses))
+    if declared is not None:
+        if declared not in frame.columns:
+            raise InputError(
+                f"--model-column {declared!r} is not a column (columns start {frame.columns[:3]})",
+                file=str(responses),
+                record="header",
+            )
+        if declared == "model":  # the default name: nothing to say
+            return declared, ""
+        return declared, f"model column {describe_column(declared)} (--model-column)"
+    found = find_model_column(frame)
+    if found is None:
+        raise InputError(
+            "no model column: every column holds numbers; name it with --model-column",
+            file=str(responses),
+            record="header",
+        )
+    if found == "model":
+        return found, ""
+    how = ", the first non-item column (--model-column to choose)"
+    return found, f"model column {describe_column(found)}{how}"
+
+
 def add_benchmark(
     name: str,
     *,
-    items: Path,
+    items: Path | None,
     responses: Path | None,
     fmt: str,
     field_map: dict[str, str],
@@ -127,7 +163,7 @@ def add_benchmark(
     license: str,
     source: str | None,
     answer_type: str,
-    model_column: str,
+    model_column: str | None,
     n_trials: int,
     item_field: str | None,
     reference: bool,
@@ -137,10 +173,11 @@ def add_benchmark(
 
     Every input is read and validated (the name, the params file with the new entry, the
     items and responses) before the first file is written, so a refused call leaves the
-    project as it was.
+    project as it was. ``items`` None: a matrix-only benchmark (module doc);
+    ``model_column`` None: found in the file (wide layout).
     """
     from curation.io.tables import write_table
-    from curation.items import ingest_benchmark
+    from curation.items import ingest_benchmark, textless_items
     from curation.paths import REVIEW_ACCEPTED_TEMPLATE, REVIEW_DECISIONS, imports_dir, raw_dir
     from curation.responses import import_responses
     from curation.schemas import empty_frame
@@ -150,8 +187,12 @@ def add_benchmark(
     except ValueError as exc:
         raise ConfigError(f"benchmark name {name!r}: {exc}") from None
     params = load_params(params_file)  # edited as text below (comments kept), checked here
-    current = validate_params(params, params_file=params_file)
-    if name in current.benchmarks:
+    # a project without benchmarks yet (the bundled examples removed) is valid once it
+    # has this one: it is checked with the new entry below
+    configured = list(params.get("benchmarks") or {})
+    if configured:
+        validate_params(params, params_file=params_file)
+    if name in configured:
         raise ConfigError(f"{params_file}: benchmark {name!r} already exists")
     for label, path in (("--items", items), ("--responses", responses)):
         if path is not None and not path.is_file():
@@ -159,64 +200,85 @@ def add_benchmark(
     raw = raw_dir(name)
     if raw.exists() and any(p.name != "imports" for p in raw.iterdir()):
         raise InputError("already holds files; pick another name or remove it", file=str(raw))
-    entry: dict[str, Any] = {
-        "domain": domain,
-        "license": license,
-        "source": source or f"{items.name} (added by `curate benchmark add`)",
-    }
-    if not reference:
-        entry["in_domain_reference"] = False
-    fields = {"item": "item", "question": "question", "answer": "answer", **field_map}
-    # the copies get distinct names (items a/data.jsonl and responses b/data.jsonl must not
-    # land on one file), each keeping its extension: that is how the readers pick a format
-    items_name = "items" + "".join(items.suffixes)
-    entry["items"] = {
-        "path": (raw / items_name).as_posix(),
-        "fields": fields,
-        "answer_type": answer_type,
-    }
-    responses_text: str | None = None
-    if responses is not None:
-        if fmt == "lm-eval":
-            resp_name = "responses.csv"
-            entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": "long"}
-        else:
-            resp_name = "responses" + "".join(responses.suffixes)
-            entry["responses"] = {"path": (raw / resp_name).as_posix(), "layout": fmt}
-            if fmt == "wide":
-                entry["responses"]["model_column"] = model_column
-                entry["responses"]["n_trials"] = n_trials
-        entry["responses"]["source"] = "imported"
-    else:
+    if responses is None:
         raise ConfigError(
             "curate benchmark add needs --responses (a wide or long matrix, or lm-eval logs) "
             "with collect.enabled false; to ask the panel instead, add the entry by hand"
         )
+    textless = items is None
+    if textless and fmt == "lm-eval":
+        raise ConfigError(
+            "--format lm-eval needs --items (the logs' documents are checked against them); "
+            "for a matrix-only benchmark write the logs as one table first: `curate "
+            "responses import --format lm-eval --path LOGS --out M.parquet`, then "
+            "`curate benchmark add NAME --responses M.parquet --format long`"
+        )
+    origin = items if items is not None else responses
+    entry: dict[str, Any] = {
+        "domain": domain,
+        "license": license,
+        "source": source or f"{origin.name} (added by `curate benchmark add`)",
+    }
+    if not reference:
+        entry["in_domain_reference"] = False
+    # the copies get distinct names (items a/data.jsonl and responses b/data.jsonl must not
+    # land on one file), each keeping its extension: that is how the readers pick a format
+    resp_name = "responses.csv" if fmt == "lm-eval" else "responses" + "".join(responses.suffixes)
+    items_name = None if items is None else "items" + "".join(items.suffixes)
+    if items_name is None:  # matrix-only: the items are the matrix's ids
+        entry["items"] = {"texts": False, "path": (raw / resp_name).as_posix()}
+    else:
+        fields = {"item": "item", "question": "question", "answer": "answer", **field_map}
+        entry["items"] = {
+            "path": (raw / items_name).as_posix(),
+            "fields": fields,
+            "answer_type": answer_type,
+        }
+    column_note = ""
+    entry["responses"] = {
+        "path": (raw / resp_name).as_posix(),
+        "layout": "long" if fmt == "lm-eval" else fmt,
+    }
+    if fmt == "wide":
+        column, column_note = _wide_model_column(responses, model_column)
+        entry["responses"]["model_column"] = column
+        entry["responses"]["n_trials"] = n_trials
+    entry["responses"]["source"] = "imported"
+    responses_text: str | None = None
 
     # validate everything in a scratch copy before writing anything; a message names the
     # user's own file, never the scratch copy
     with (
         tempfile.TemporaryDirectory() as scratch,
-        _naming_originals(scratch, {items_name: items, resp_name: responses}),
+        _naming_originals(
+            scratch, {**({items_name: items} if items_name else {}), resp_name: responses}
+        ),
     ):
         sraw = Path(scratch)
-        shutil.copyfile(items, sraw / items_name)
         test_entry = yaml.safe_load(yaml.safe_dump(entry))
-        test_entry["items"]["path"] = str(sraw / items_name)
+        if items is not None and items_name is not None:
+            shutil.copyfile(items, sraw / items_name)
+            test_entry["items"]["path"] = str(sraw / items_name)
         if fmt == "lm-eval":
             test_entry["responses"]["path"] = str(sraw / "responses.csv")
         else:
             shutil.copyfile(responses, sraw / resp_name)
             test_entry["responses"]["path"] = str(sraw / resp_name)
-        trial = {**params, "benchmarks": {**params["benchmarks"], name: test_entry}}
-        spec = validate_params(trial, params_file=params_file).benchmark(name)
-        table = ingest_benchmark(name, spec, params_file=params_file)
+        if textless:
+            test_entry["items"]["path"] = test_entry["responses"]["path"]
+        trial = {**params, "benchmarks": {**(params.get("benchmarks") or {}), name: test_entry}}
+        checked = validate_params(trial, params_file=params_file)
+        spec = checked.benchmark(name)
+        if textless:  # what the ingest stage does: the matrix's ids
+            table = textless_items(name, spec, params_file=params_file)
+        else:
+            table = ingest_benchmark(name, spec, params_file=params_file)
         known = table.get_column("item").to_list()
         if fmt == "lm-eval":
             responses_text = _lm_eval_long(responses, name=name, known=known, item_field=item_field)
             (sraw / "responses.csv").write_text(responses_text, encoding="utf-8")
         matrix = import_responses(
-            name, spec, known_items=known, items_file=str(items), params_file=params_file
+            name, spec, known_items=known, items_file=str(origin), params_file=params_file
         )
     n_models = matrix.get_column("model").n_unique()
 
@@ -225,12 +287,13 @@ def add_benchmark(
     validate_params(yaml.safe_load(new_text), params_file=params_file).benchmark(name)
     dvc_yaml = Path(params_file).parent / "dvc.yaml"
     dvc_text = (
-        _with_plot_column(dvc_yaml.read_text(encoding="utf-8"), name, list(current.benchmarks))
+        _with_plot_column(dvc_yaml.read_text(encoding="utf-8"), name, configured)
         if dvc_yaml.is_file()
         else None
     )
     raw.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(items, raw / items_name)
+    if items is not None and items_name is not None:
+        shutil.copyfile(items, raw / items_name)
     if fmt == "lm-eval":
         assert responses_text is not None
         (raw / "responses.csv").write_text(responses_text, encoding="utf-8")
@@ -238,7 +301,7 @@ def add_benchmark(
         shutil.copyfile(responses, raw / resp_name)
     imports_dir(name).mkdir(parents=True, exist_ok=True)
     (imports_dir(name) / ".gitkeep").touch()
-    review = current.review
+    review = checked.review
     accepted = Path((review.accepted or REVIEW_ACCEPTED_TEMPLATE).format(benchmark=name))
     if not accepted.is_file():
         write_table(empty_frame("accepted_item"), accepted, "accepted_item")
@@ -265,9 +328,11 @@ def add_benchmark(
             file=sys.stderr,
             flush=True,
         )
+    kind = " (matrix-only: no item texts; fill, judge and build skip it)" if textless else ""
+    column = f"; {column_note}" if column_note else ""
     return (
-        f"{name}: {table.height} items, {matrix.height} responses ({n_models} models) -> "
-        f"{raw}/ and {params_file}: benchmarks.{name}{plot}; {ref}\n"
+        f"{name}: {table.height} items{kind}, {matrix.height} responses ({n_models} models"
+        f"{column}) -> {raw}/ and {params_file}: benchmarks.{name}{plot}; {ref}\n"
         f"next: dvc repro   (then: git add {raw} {params_file} {accepted} dvc.yaml dvc.lock "
         "metrics plots)"
     )
@@ -281,7 +346,12 @@ def register(sub: Any) -> None:
     q.add_argument(
         "name", metavar="NAME", help="benchmark name (letters, digits, - and _; no dots)"
     )
-    q.add_argument("--items", type=Path, required=True, help="items file (jsonl/json/csv/parquet)")
+    q.add_argument(
+        "--items",
+        type=Path,
+        help="items file (jsonl/json/csv/parquet); without it the benchmark is matrix-only "
+        "(a leaderboard: the items are the matrix's ids, no texts)",
+    )
     q.add_argument(
         "--responses",
         type=Path,
@@ -325,7 +395,12 @@ def register(sub: Any) -> None:
         "exact (string match), choice (a letter), code (never run without a sandbox), "
         "free (not graded automatically) (default: exact)",
     )
-    q.add_argument("--model-column", default="model", help="wide: the model column")
+    q.add_argument(
+        "--model-column",
+        default=None,
+        help="wide: the model column (default: 'model', else the first column that does "
+        "not hold numbers, e.g. pandas' unnamed index)",
+    )
     q.add_argument("--n-trials", type=int, default=1, help="wide: trials behind each cell")
     q.add_argument("--item-field", help="lm-eval: field of `doc` with the item id")
     q.add_argument(

@@ -65,6 +65,9 @@ def matrix_item_ids(
     if df.height == 0:
         raise InputError("file is empty: no records", file=str(path))
     if rs.layout == "wide":
+        from curation.responses import require_model_column
+
+        require_model_column(df, rs.model_column, file=str(path))
         ids = [c for c in df.columns if c != rs.model_column]
     else:
         col = rs.columns.get("item", "item")

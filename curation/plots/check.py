@@ -18,12 +18,10 @@ from curation.plots._style import (
     save_figure,
     wrap_title,
 )
+from curation.report.panel import many_models
 from curation.responses import CheckReport
 
 _WIDTH = 10.0
-LABELLED_MODELS = 120
-"""Above this many models the right panel is a curve, not one labelled bar per model: a
-leaderboard's thousands of rows would make a figure hundreds of inches tall."""
 
 
 def plot_check_overview(
@@ -35,7 +33,8 @@ def plot_check_overview(
     """Left: item success rates (all/none-solved items marked). Right: model accuracies as
     horizontal bars, one labelled row per model (the figure grows with the panel, so model
     names stay legible), coloured by whether a model reverses the accuracy order often."""
-    many = report.n_models > LABELLED_MODELS
+    # a leaderboard: a curve, not one labelled bar per model (curation.report.panel)
+    many = many_models(report.n_models)
     height = 3.4 if many else rows_height(report.n_models)
     fig, (left, right) = new_figure(1, 2, width=_WIDTH, height=height)
     fig.get_layout_engine().set(wspace=0.04)

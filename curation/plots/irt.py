@@ -22,13 +22,10 @@ from curation.plots._style import (
     save_figure,
     wrap_title,
 )
+from curation.report.panel import many_models
 
 if TYPE_CHECKING:
     from curation.irt import FitResult
-
-
-LABELLED_MODELS = 120
-"""Above this many models abilities are drawn as a rug, not one labelled row per model."""
 
 
 def _title(result: FitResult, what: str) -> str:
@@ -92,7 +89,7 @@ def plot_difficulty_vs_ability(
     theta = models["theta"].to_numpy()
     n_all = items.filter(pl.col("bound") == "all-solved").height
     n_none = items.filter(pl.col("bound") == "none-solved").height
-    many = len(theta) > LABELLED_MODELS  # a leaderboard: a rug of abilities, no labels
+    many = many_models(len(theta))  # a leaderboard: a rug of abilities, no labels
     hist_h, models_h = 2.2, 0.8 if many else 0.6 + ROW_INCHES * len(theta)
     fig, (ax_b, ax_t) = new_figure(2, 1, width=6.4, height=hist_h + models_h + 0.6)
     ax_b.get_gridspec().set_height_ratios([hist_h, models_h])

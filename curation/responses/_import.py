@@ -14,6 +14,7 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.readers import detect_format, read_frame
 from curation.params import require_file
+from curation.responses._model_column import require_model_column
 from curation.responses._settings import ResponsesSettings
 from curation.responses._wide import wide_cells
 from curation.schemas import conform, polars_schema, validate_frame
@@ -97,14 +98,7 @@ def _numbers(
 
 def _require_model_column(df: pl.DataFrame, spec: ResponsesSettings, *, file: str) -> None:
     """Checked before the item columns: else the model column reads as an unknown item."""
-    if spec.model_column not in df.columns:
-        raise InputError(
-            f"no model column {spec.model_column!r} (columns start "
-            f"{df.columns[:3]}); set responses.model_column",
-            file=file,
-            record="header",
-            field=spec.model_column,
-        )
+    require_model_column(df, spec.model_column, file=file)
 
 
 def _wide_to_long(
