@@ -39,7 +39,7 @@ def test_one_command_writes_a_matrix_only_entry_the_stages_accept(
     assert "pandas reads it as 'Unnamed: 0'" in out and "the first non-item column" in out
     spec = read_params(toy_project / "params.yaml").benchmark("lb")
     assert spec.items.texts is False
-    assert spec.items.path == spec.responses.path == Path("data/raw/lb/lb.csv")
+    assert spec.items.path == spec.responses.path == Path("data/raw/lb/responses.csv")
     assert spec.responses.model_column == ""
     assert (toy_project / "data/raw/lb/imports/.gitkeep").is_file()
 

@@ -39,19 +39,28 @@ UNKNOWN_LICENSE = "unknown"
 @contextlib.contextmanager
 def _naming_originals(scratch: str, copies: dict[str, Path | None]) -> Iterator[None]:
     """Errors raised while checking the scratch copies (``copies``: name in ``scratch`` ->
-    the user's file) name the files the user gave, never the scratch folder."""
+    the user's file) name the files the user gave, never the scratch folder. The error
+    keeps its type and fields (an :class:`InputError` still names its record and field)."""
     try:
         yield
     except CurationError as exc:
-        text = str(exc)
-        for name, original in copies.items():
-            if original is not None:
-                text = text.replace(str(Path(scratch) / name), str(original))
-        if text == str(exc):
-            raise
-        error = CurationError(text)
-        error.exit_code = exc.exit_code
-        raise error from None
+        renames = {
+            str(Path(scratch) / name): str(original)
+            for name, original in copies.items()
+            if original is not None
+        }
+
+        def fix(text: str) -> str:
+            for copy, user in renames.items():
+                text = text.replace(copy, user)
+            return text
+
+        if isinstance(exc, InputError):
+            exc.file = fix(exc.file) if exc.file else exc.file
+            exc.message = fix(exc.message)
+        if exc.args and isinstance(exc.args[0], str):
+            exc.args = (fix(exc.args[0]), *exc.args[1:])
+        raise
 
 
 def parse_field_map(text: str | None) -> dict[str, str]:
