@@ -192,10 +192,10 @@ def test_published_shards_match_the_local_build(project: Path, hub: FakeHub):
 def test_an_older_version_after_a_newer_one_is_refused(project: Path, hub: FakeHub):
     run_subsets_and_build(project)  # 1.0.0, released but not published
     record_release(project / "dist/toy/toy-1.0.0", project / "releases", date="2025-01-01")
-    write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
+    accepted = write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
     run_subsets_and_build(project)  # 1.1.0
     assert _publish(hub, project, "1.1.0").returncode == 0
-    (project / "data/review/accepted/toy.parquet").unlink()  # back to the 1.0.0 content
+    accepted.unlink()  # back to the 1.0.0 content
     run_subsets_and_build(project, version="1.0.0")
     proc = _publish(hub, project, "1.0.0")
     assert proc.returncode == 2
