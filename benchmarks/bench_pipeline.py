@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from _env import env_for
 from _table import print_table
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,20 +62,6 @@ class Run:
     cpu: float
     maxrss_mb: float
     lines: list[tuple[float, str]] = field(default_factory=list)
-
-
-def env_for(root: Path) -> dict[str, str]:
-    venv_bin = str(Path(sys.executable).parent)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(
-        PATH=f"{venv_bin}:{env.get('PATH', '')}",
-        PYTHONPATH=str(root),
-        DVC_NO_ANALYTICS="1",
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-    )
-    return env
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], echo: bool = False) -> Run:

@@ -1,6 +1,7 @@
 """Pick OpenBLAS's kernels before numpy loads, so x86-64 machines compute the same bits.
 
-Import this first in a stage script (before numpy, scipy or polars). OpenBLAS chooses
+Imported first in every stage script, through :mod:`curation.stage_start` (before numpy,
+scipy or polars). OpenBLAS chooses
 its kernels by CPU when the library loads: SkylakeX on an AVX-512 machine, Haswell on
 an AVX2 one. Each kernel sums in its own order, so a fit's last bits differ between
 machines. Most stages write numbers rounded to 10 significant digits

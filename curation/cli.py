@@ -79,7 +79,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(args: Any) -> int:
-    code = int(args.func(args) or 0)
+    from curation.io.atomic import drop_own_scratch
+
+    try:
+        code = int(args.func(args) or 0)
+    finally:
+        drop_own_scratch()  # the scratch folder its writes used (.curate-tmp/<pid>)
     sys.stdout.flush()  # a closed pipe shows here, where guarded() sees it, not at exit
     return code
 

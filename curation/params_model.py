@@ -97,6 +97,7 @@ class ParamsFile(Section):
         for section, problem in (
             ("gaps", self.gaps.unknown_benchmarks(self.benchmarks)),
             ("subsets", self.subsets.unknown_benchmarks(self.benchmarks)),
+            ("build", self.build.unknown_benchmarks(self.benchmarks)),
         ):
             if problem is not None:
                 raise ValueError(f".{section}{problem}")

@@ -111,15 +111,22 @@ GAPS_REPORT_HTML = Path("reports/gaps.html")
 GAPS_ECDF_DATA = Path("plots/gaps-data/ecdf.csv")
 
 
+GAPS_PLOT_DIR = Path("plots/gaps")
+"""The gaps stage's figures: a DVC output folder, written whole by every run."""
+
+
 def gaps_plot_path(benchmark: str, kind: str) -> Path:
     """A per-benchmark gaps figure; ``kind`` is ``ecdf`` or ``strip``."""
-    return Path("plots/gaps") / f"{benchmark}-{kind}.png"
+    return GAPS_PLOT_DIR / f"{benchmark}-{kind}.png"
 
 
 # --- mirt (all benchmarks at once) ----------------------------------------------------
 
 MIRT_METRICS = Path("metrics/mirt.json")
 MIRT_REPORT = Path("reports/mirt.md")
+MIRT_MODELS_PAGE = Path("reports/mirt-models.html")
+"""Every model's ability vector, one searchable table (the Markdown report lists a
+leaderboard's extremes only)."""
 MIRT_PLOT_DIR = Path("plots/mirt")
 MIRT_LOADINGS = Path("data/mirt/loadings.parquet")
 
@@ -170,8 +177,13 @@ def judge_metrics_path(benchmark: str) -> Path:
 # --- human review (defaults of params.yaml ``review:``) -------------------------------
 
 REVIEW_DB = Path("data/review/queue.sqlite")
-REVIEW_DECISIONS = Path("data/review/decisions.jsonl")
-REVIEW_ACCEPTED_TEMPLATE = "data/review/accepted/{benchmark}.parquet"
+REVIEW_EXPORT_DIR = Path("data/review/export")
+"""What `curate review export` writes and the build stage depends on (one folder, so a
+benchmark nobody reviewed yet and an empty decision log are no missing or empty deps)."""
+REVIEW_DECISIONS = REVIEW_EXPORT_DIR / "decisions.jsonl"
+REVIEW_ACCEPTED_TEMPLATE = "data/review/export/{benchmark}.parquet"
+"""Every reviewed candidate of a benchmark with its review_status (not only the accepted
+ones: the card counts the others); only accepted rows are built."""
 REVIEW_EDITED_TEMPLATE = "data/review/edited/{benchmark}.parquet"
 REVIEW_RECALIBRATED_TEMPLATE = "data/review/recalibrated/{benchmark}.parquet"
 
@@ -200,18 +212,8 @@ def build_metrics_path(benchmark: str) -> Path:
     return Path("metrics/build") / f"{benchmark}.json"
 
 
-BUILD_RECORDS = Path(".build-records")
-"""Untracked (like dist/): each build folder's file hashes, written when it was built."""
-
-
-def build_record_path(benchmark: str, folder: str) -> Path:
-    """The record of ``dist/<benchmark>/<folder>`` outside dist/ (see curation.publish._verify)."""
-    return BUILD_RECORDS / benchmark / f"{folder}.json"
-
-
-def headline_metrics_path(benchmark: str) -> Path:
-    """About ten headline figures of one benchmark: what `dvc metrics show` prints."""
-    return Path("metrics/headline") / f"{benchmark}.json"
+HEADLINE_METRICS = Path("metrics/headline.json")
+"""Three figures per benchmark, keyed by benchmark: the one DVC metrics file."""
 
 
 RELEASES_DIR = Path("releases")

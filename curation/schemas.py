@@ -154,7 +154,7 @@ def validate_record(
         errors = sorted(validator.iter_errors(record), key=lambda e: list(e.absolute_path))
         err = errors[0]
         return _error_field(err), err.message
-    props = (schema or load_schema(name))["properties"]
+    props = (schema or load_schema(name)).get("properties", {})
     for key, prop in props.items():
         if prop.get("contentMediaType") == "application/json" and record.get(key) is not None:
             try:

@@ -5,7 +5,8 @@ hands it to :func:`stage_main`, which parses ``--params`` and ``--benchmark``, r
 each named benchmark (or every benchmark in params.yaml), prints what it made, and turns
 any failure into one line on stderr (``curation.failure``: exit 2 for bad input, 3 for a
 bug, the traceback only with ``--debug``), never a traceback. Under ``dvc repro`` the line
-also names the command that restores the stage's last good outputs. Keeping this here,
+also says that the stage's previous outputs are unchanged (or, where some are missing,
+the command that restores a consistent set: ``curation.restore``). Keeping this here,
 not in each stage file, is what lets ``pipelines/`` hold nothing but stage code.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from curation.errors import ConfigError
 from curation.failure import guarded
-from curation.io.atomic import all_or_nothing
+from curation.io.atomic import all_or_nothing, clean_scratch, drop_own_scratch
 from curation.params_model import read_params
 from curation.restore import restore_hint
 
@@ -72,6 +73,13 @@ def stage_main(
     doing = name
 
     def step() -> None:
+        clean_scratch()  # what killed runs left in .curate-tmp/ (never in an output)
+        try:
+            work()
+        finally:
+            drop_own_scratch()
+
+    def work() -> None:
         nonlocal doing
         params = read_params(args.params)
         if per_benchmark:

@@ -23,6 +23,11 @@ def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def _short(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis: a table keeps to 100 columns."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _missing(name: str, header: tuple[str, ...]) -> tuple[str, ...]:
     return (name, *[DASH] * (len(header) - 1))
 
@@ -71,8 +76,8 @@ def irt_table(names: list[str]) -> str:
         "method",
         "BIC 1PL",
         "BIC 2PL",
-        "all-solved",
-        "none-solved",
+        "all",
+        "none",
         "LOO max|dz|",
         "most influential",
     )
@@ -93,7 +98,7 @@ def irt_table(names: list[str]) -> str:
                 str(m["n_all_solved"]),
                 str(m["n_none_solved"]),
                 fixed(loo["max_abs_dz"]) if loo else DASH,
-                str(loo.get("most_influential_model", DASH)),
+                _short(str(loo.get("most_influential_model", DASH)), 24),
             )
         )
     return table(header, rows)
@@ -101,7 +106,7 @@ def irt_table(names: list[str]) -> str:
 
 def gaps_table(names: list[str]) -> str:
     """The gaps stage per benchmark: DDM against each target, the largest gap and where,
-    the Top-3/Top-5 sums and the flags raised."""
+    the Top-3/Top-5 sums and the flags raised (plug-in values on the observed z)."""
     metrics = _load(GAPS_METRICS) or {}
     first: dict[str, Any] = next(iter(metrics.values()), {})
     targets = sorted(first.get("ddm", {}), key=lambda t: (t != "uniform", t))
@@ -109,11 +114,10 @@ def gaps_table(names: list[str]) -> str:
         "benchmark",
         "n",
         *[f"DDM {t}" for t in targets],
-        "Max Gap (observed z)",
+        "Max Gap",
         "largest gap at",
         "Top-3",
         "Top-5",
-        "Max Gap est. [90% CI]",
         "flags",
     )
     rows: list[tuple[str, ...]] = []
@@ -123,7 +127,6 @@ def gaps_table(names: list[str]) -> str:
             rows.append(_missing(name, header))
             continue
         flags = [k for k in ("ddm", "max_gap", "top_5_sum") if m["flags"][k]]
-        iv = (m.get("intervals") or {}).get("max_gap")
         rows.append(
             (
                 name,
@@ -133,10 +136,28 @@ def gaps_table(names: list[str]) -> str:
                 interval(m["max_gap_left"], m["max_gap_right"]),
                 fixed(m["top_3_sum"]),
                 fixed(m["top_5_sum"]),
-                with_interval(iv["estimate"], iv["low"], iv["high"]) if iv else DASH,
                 ", ".join(flags) or DASH,
             )
         )
+    return table(header, rows)
+
+
+def intervals_table(names: list[str]) -> str:
+    """The gap figures as estimates of the truth, each with its interval (gaps.intervals)."""
+    metrics = _load(GAPS_METRICS) or {}
+    keys = (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top_3_sum", "Top-3"))
+    header = ("benchmark", "target", *[label for _, label in keys])
+    rows: list[tuple[str, ...]] = []
+    for name in names:
+        ivs = (metrics.get(name) or {}).get("intervals")
+        if not ivs:
+            rows.append(_missing(name, header))
+            continue
+        cells = [
+            with_interval(iv["estimate"], iv["low"], iv["high"]) if (iv := ivs.get(k)) else DASH
+            for k, _ in keys
+        ]
+        rows.append((name, str(ivs.get("target", DASH)), *cells))
     return table(header, rows)
 
 
@@ -151,10 +172,10 @@ def resolution_table(names: list[str]) -> str:
         "trials/cell",
         "z levels",
         "resolution",
-        "clipped at 0",
-        "clipped at 1",
+        "at z = 0",
+        "at z = 1",
         "panel θ span",
-        "gaps resolved",
+        "resolved",
     )
     rows: list[tuple[str, ...]] = []
     for name in names:
@@ -181,49 +202,42 @@ def resolution_table(names: list[str]) -> str:
 # --- end of gaps: resolution and anchoring -----------------------------------------------
 
 
-def fill_table(names: list[str]) -> str:
-    """One row per benchmark on the ESTIMATED z (confirmation estimates: what a real run
-    can know); a simulated run adds a row on the simulated world's TRUE z."""
-    header = (
-        "benchmark",
-        "source",
-        "z",
-        "inserted",
-        "Top-3 before",
-        "BenchFill",
-        "baseline",
-        "oracle",
-        "target dev",
-        "on target",
-        "trials/item",
-        "of fixed",
-    )
-    rows: list[tuple[str, ...]] = []
+def _fill_rows(names: list[str]) -> list[tuple[str, dict[str, Any] | None]]:
+    out: list[tuple[str, dict[str, Any] | None]] = []
     for name in names:
         m = _load(fill_metrics_path(name))
-        if m is None or m.get("skipped"):  # a matrix-only benchmark has no fill
+        out.append((name, None if m is None or m.get("skipped") else m))  # matrix-only: none
+    return out
+
+
+def _reduction(methods: dict[str, Any], method: str, key: str) -> str:
+    value = methods.get(method, {}).get(key)
+    return DASH if value is None else fixed(-value, 1) + "%"
+
+
+def _estimated(methods: dict[str, Any], method: str) -> str:
+    """The Top-3 change a run can know: the median over the items' measurement and the
+    panel's ability error (BenchFill's with its 90% interval) where the run has one,
+    else the plug-in value on the confirmation estimates."""
+    post = methods.get(method, {}).get("top_3_reduction")
+    if post is None:
+        return _reduction(methods, method, "top_3_reduction_pct")
+    if method != "benchfill":
+        return fixed(-post["estimate"], 1) + "%"
+    return with_interval(-post["estimate"], -post["high"], -post["low"], 1) + "%"
+
+
+def fill_table(names: list[str]) -> str:
+    """The Top-3 Sum change per benchmark on the ESTIMATED z (what a real run can know:
+    :func:`_estimated`); a simulated run adds a row on the world's TRUE z."""
+    header = ("benchmark", "source", "z", "inserted", "Top-3 before", "BenchFill", "baseline",
+              "oracle")  # fmt: skip
+    rows: list[tuple[str, ...]] = []
+    for name, m in _fill_rows(names):
+        if m is None:
             rows.append(_missing(name, header))
             continue
-        meth = m["methods"]
-        bf = meth["benchfill"]
-
-        def red(method: str, key: str, methods: dict[str, Any] = meth) -> str:
-            value = methods.get(method, {}).get(key)
-            return DASH if value is None else fixed(-value, 1) + "%"
-
-        def est(method: str, methods: dict[str, Any] = meth) -> str:
-            """The posterior median (with BenchFill's 90% interval) where the run has one,
-            else the plug-in value on the confirmation estimates."""
-            post = methods.get(method, {}).get("top_3_reduction")
-            if post is None:
-                return red(method, "top_3_reduction_pct")
-            if method != "benchfill":
-                return fixed(-post["estimate"], 1) + "%"
-            return with_interval(-post["estimate"], -post["high"], -post["low"], 1) + "%"
-
-        se = bf.get("target_dev_se")
-        dev = fixed(bf["target_dev"], 4) + (f" ± {se:.4f}" if se is not None else "")
-        on = f"{bf['n_on_target']}/{bf['n_inserted']}" if "n_on_target" in bf else DASH
+        meth, bf = m["methods"], m["methods"]["benchfill"]
         rows.append(
             (
                 name,
@@ -231,32 +245,35 @@ def fill_table(names: list[str]) -> str:
                 "estimated",
                 f"{bf['n_inserted']}/{m['insertions']}",
                 fixed(m["top_3_before"]),
-                est("benchfill"),
-                est("baseline"),
-                est("oracle"),
-                dev,
-                on,
-                fixed(bf["trials_per_insertion"], 0, grouping=True),
-                percent(bf["trials_vs_fixed"]),
+                *[_estimated(meth, k) for k in ("benchfill", "baseline", "oracle")],
             )
         )
         if m.get("true") is not None:
-            rows.append(
-                (
-                    "",
-                    "",
-                    "true (sim.)",
-                    "",
-                    "",
-                    red("benchfill", "true_top_3_reduction_pct"),
-                    red("baseline", "true_top_3_reduction_pct"),
-                    red("oracle", "true_top_3_reduction_pct"),
-                    fixed(bf.get("true_target_dev"), 4),
-                    "",
-                    "",
-                    "",
-                )
-            )
+            true = [
+                _reduction(meth, k, "true_top_3_reduction_pct")
+                for k in ("benchfill", "baseline", "oracle")
+            ]
+            rows.append(("", "", "true (sim.)", "", "", *true))
+    return table(header, rows)
+
+
+def fill_items_table(names: list[str]) -> str:
+    """BenchFill's inserted items per benchmark: how far from their targets (estimated ±
+    SE; true on a simulated run), how many on target, and the panel trials they cost."""
+    header = ("benchmark", "z", "target dev", "on target", "trials/item", "of fixed")
+    rows: list[tuple[str, ...]] = []
+    for name, m in _fill_rows(names):
+        if m is None:
+            rows.append(_missing(name, header))
+            continue
+        bf = m["methods"]["benchfill"]
+        se = bf.get("target_dev_se")
+        dev = fixed(bf["target_dev"], 4) + (f" ± {se:.4f}" if se is not None else "")
+        on = f"{bf['n_on_target']}/{bf['n_inserted']}" if "n_on_target" in bf else DASH
+        trials = fixed(bf["trials_per_insertion"], 0, grouping=True)
+        rows.append((name, "estimated", dev, on, trials, percent(bf["trials_vs_fixed"])))
+        if m.get("true") is not None:
+            rows.append(("", "true (sim.)", fixed(bf.get("true_target_dev"), 4), "", "", ""))
     return table(header, rows)
 
 
@@ -266,19 +283,22 @@ def print_summary(params: ParamsFile) -> int:
     names = list(params.benchmarks)
     print("Response-matrix checks (metrics/check/, reports/check/):")
     print(check_table(names))
-    print("\nIRT difficulty (metrics/irt/, data/difficulty/, plots/irt/):")
+    print("\nIRT difficulty (metrics/irt/, data/difficulty/, plots/irt/; all / none: items")
+    print("solved by every / by no model):")
     print(irt_table(names))
-    print("\nDifficulty distribution and gaps (metrics/gaps.json; read reports/gaps.md first):")
+    print("\nDifficulty distribution and gaps on the observed z (metrics/gaps.json; read")
+    print("reports/gaps.md first):")
     print(gaps_table(names))
-    print(
-        "\nResolution and anchoring (z = 0 / 1: below the weakest / above the strongest model;"
-        " resolution: z change of one score step):"
-    )
+    print("\nThe same as estimates of the truth, with 90% intervals (gaps.intervals):")
+    print(intervals_table(names))
+    print("\nResolution and anchoring (items at z = 0 / 1: below the weakest / above the")
+    print("strongest model; resolution: z change of one score step; resolved: of the 5")
+    print("largest gaps, those wider than one step):")
     print(resolution_table(names))
-    print(
-        "\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline backend;"
-        "\nz: estimated = median [90% interval] over the items' measurement and the panel's"
-        "\nability error, true = the simulated world's truth):"
-    )
+    print("\nGap filling, Top-3 Sum change (metrics/fill/, plots/fill/; simulated = offline")
+    print("backend; z: estimated = median [90% interval] over the items' measurement and the")
+    print("panel's ability error, true = the simulated world's truth):")
     print(fill_table(names))
+    print("\nThe inserted items: distance to their targets and panel trials per item:")
+    print(fill_items_table(names))
     return 0

@@ -7,11 +7,12 @@ data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,8 +21,8 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.atomic import non_finite_paths, write_json
 from curation.io.npz import write_npz
-from curation.io.tables import read_table, write_table
-from curation.irt import bic_compare, fit, loo_stability
+from curation.io.tables import scan_table, write_table
+from curation.irt import Cells, bic_compare, encode, fit, loo_stability
 from curation.params_model import ParamsFile
 from curation.paths import (
     calibration_path,
@@ -36,28 +37,48 @@ from curation.schemas import conform, validate_records
 from curation.stage_main import stage_main
 
 
-def _require_fittable(responses: pl.DataFrame, *, file: str) -> None:
+def _require_fittable(cells: Cells, *, file: str) -> None:
     """Refuse, before any output is written, a matrix no difficulty can be measured on."""
-    models = responses.get_column("model").unique().sort().to_list()
-    if len(models) < 2:
+    if cells.n_models < 2:
+        models = sorted(cells.models)
         raise InputError(
             f"difficulty needs responses from at least 2 models; got {len(models)} {models}",
             file=file,
         )
-    n_items = responses.get_column("item").n_unique()
-    if n_items < 2:
+    if cells.n_items < 2:
         raise InputError(
             f"cannot fit difficulty: it needs at least 2 items (z is placed against other "
-            f"items); got {n_items}",
+            f"items); got {cells.n_items}",
             file=file,
         )
-    correct, trials = int(responses["n_correct"].sum()), int(responses["n_trials"].sum())
+    correct = int(cells.k.sum(dtype=np.int64))
+    trials = int(cells.n.sum(dtype=np.int64))
     if correct in (0, trials):
         what = "wrong" if correct == 0 else "correct"
         raise InputError(
             f"every one of the {trials} responses is {what}: no difficulty can be measured",
             file=file,
         )
+
+
+def _encoded(file: Path, benchmark: str, params_file: str) -> Cells:
+    """The responses as cells: the table streamed from its file, ids coded as they stream
+    (a leaderboard-sized matrix never exists as per-row strings); encoded once, for the
+    BIC comparison, the fit and leave-one-model-out alike."""
+    lf = scan_table(file, produced_by=f"responses@{benchmark}")
+    try:
+        return encode(lf, name=str(file))
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(
+            f"not a readable parquet table ({str(exc).strip().splitlines()[0]}); "
+            f"run `dvc repro -f responses@{benchmark}`",
+            file=str(file),
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise InputError(
+            f"cannot fit difficulty: {exc} (fit settings: {params_file}: annotate)",
+            file=str(file),
+        ) from None
 
 
 def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
@@ -73,9 +94,9 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     """Run `annotate` for one benchmark on the validated params: the line stage_main prints."""
     cfg = params.annotate
     responses_file = responses_path(benchmark)
-    responses = read_table(responses_file, produced_by=f"responses@{benchmark}")
+    responses = _encoded(responses_file, benchmark, params_file)
     _require_fittable(responses, file=str(responses_file))
-    n_models = responses.get_column("model").n_unique()
+    n_models = responses.n_models
     loo_note = None
     run_loo = cfg.loo
     if run_loo and n_models < 3:

@@ -2,7 +2,7 @@
 
 Reads data/items, data/difficulty, data/calibration, data/responses, the calibrated
 subsets (data/subsets/<b>/ + metrics/subsets/<b>.json) and, when present, the reviewed
-additions (``build.accepted``, default data/review/accepted/<b>.parquet). Writes
+additions (``build.accepted``, default data/review/export/<b>.parquet). Writes
 dist/<b>/<b>-<version>/ and metrics/build/<b>.json. ``version: auto`` bumps from the
 release committed in releases/<b>.json (`curate release`, `curate publish`), so every
 clone computes the same version. Publishing is `curate publish`, never
@@ -11,7 +11,7 @@ this stage.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import json
@@ -23,10 +23,10 @@ from curation.errors import InputError
 from curation.io.atomic import write_json
 from curation.io.tables import read_json, read_table, require_output
 from curation.items import write_skipped_metrics
+from curation.measure import Thresholds
 from curation.params_model import ParamsFile
 from curation.paths import (
     build_metrics_path,
-    build_record_path,
     calibration_path,
     items_path,
     release_path,
@@ -187,6 +187,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             source_datasets=tuple(spec.source_datasets or ()),
         ),
         figure_formats=tuple(params.plots.format),
+        flag_thresholds=Thresholds(**params.gaps.thresholds.model_dump()),
     )
     result = build_dataset(
         inputs,
@@ -199,10 +200,6 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     metrics = result.metrics()
     metrics_file = build_metrics_path(benchmark)
     validate_records([metrics], "build_metrics", file=str(metrics_file))
-    # the same hashes outside dist/ for this folder alone: the committed metrics name only
-    # the latest build, and `curate publish` of an older one built here checks against it
-    for folder, files in metrics["files"].items():
-        write_json(build_record_path(benchmark, folder), {"files": files})
     write_json(metrics_file, metrics)
     return result.summary()
 

@@ -21,7 +21,7 @@ the benchmark's calibration (``calibrate.panel``, when given, picks among them).
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import asyncio
@@ -109,7 +109,8 @@ def _summary(benchmark: str, result: FillResult) -> str:
     text = "".join(parts)
     if result.run.restarted:
         text += (
-            "\n  note: params or inputs changed since the last run; the old journal was set aside"
+            "\n  note: params or inputs changed since the last run; the old journal was set aside "
+            "(discarded: its rounds cannot serve these inputs)"
         )
     return text
 

@@ -10,7 +10,7 @@ responses and the calibration (:class:`curation.measure.FittedBenchmark`).
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 from dataclasses import replace
@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json, write_text
+from curation.io.atomic import atomic_path, replaces_dir, write_json, write_text
 from curation.io.tables import read_table
 from curation.irt import Calibration
 from curation.measure import (
@@ -43,6 +43,7 @@ from curation.params_model import ParamsFile
 from curation.paths import (
     GAPS_ECDF_DATA,
     GAPS_METRICS,
+    GAPS_PLOT_DIR,
     GAPS_REPORT_HTML,
     GAPS_REPORT_MD,
     calibration_path,
@@ -104,8 +105,13 @@ def _intervals(
     if iv.method == "none":
         return None
     if iv.method == "bootstrap" and fitted.method == "map":
+        replicates = iv.replicates_for(int(fitted.cells.k.size))  # max_refit_cells
         out, _ = fitted.bootstrap(
-            target=target, level=level, replicates=iv.replicates, seed=iv.seed
+            target=target,
+            level=level,
+            replicates=replicates,
+            seed=iv.seed,
+            requested=iv.replicates,
         )
         return out
     z_draws, source = _z_draws(benchmark, list(fitted.items))  # NUTS posterior, or laplace
@@ -166,6 +172,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
         )
         for b in names
     }
+    replaces_dir(GAPS_PLOT_DIR)  # figures of benchmarks no longer configured go too
     for b in names:
         # Intervals and resolution are in the fit's item order: measure z in that order too.
         z_by[b] = fitted[b].z

@@ -1,14 +1,19 @@
-"""Stage `headline`: about ten headline figures per benchmark -> metrics/headline/<b>.json.
+"""Stage `headline`: three figures per benchmark -> metrics/headline.json.
 
-Reads the detailed metrics of the gaps, fill and subsets stages (all committed to git)
-and keeps the figures a reader compares between experiments: n, DDM, Max Gap, Top-3/5,
-flags, BenchFill's reduction and the calibrated subset's DDM, rounded to 4 decimals. This
-is the file `dvc metrics show` and `dvc exp show` print, one row per benchmark.
+Reads the detailed metrics of the gaps and fill stages (all committed to git) and keeps
+the figures a reader compares between experiments: the DDM, the Top-3 Sum of the gaps and
+BenchFill's change of it. This is the only DVC metrics file, so `dvc exp show` and
+`dvc metrics diff` print these and nothing else. One file keyed by benchmark, not one file
+per benchmark: DVC prefixes a metric name with its file's path whenever two files share
+it ("metrics/headline/gsm8k.json:ddm"), which made `dvc exp show` hundreds of columns wide;
+here the names are "gsm8k.ddm". Everything else stays in the detail files beside it
+(metrics/gaps.json, metrics/fill/<b>.json, ...: not DVC metrics; docs/metrics.md lists
+every name).
 """
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import json
@@ -19,12 +24,7 @@ from typing import Any
 from curation.io.atomic import write_json
 from curation.io.tables import require_output
 from curation.params_model import ParamsFile
-from curation.paths import (
-    GAPS_METRICS,
-    fill_metrics_path,
-    headline_metrics_path,
-    subsets_metrics_path,
-)
+from curation.paths import GAPS_METRICS, HEADLINE_METRICS, fill_metrics_path
 from curation.schemas import validate_records
 from curation.stage_main import stage_main
 
@@ -57,54 +57,48 @@ def headline(
     benchmark: str,
     gaps: dict[str, Any],
     fill: dict[str, Any],
-    subsets: dict[str, Any],
     *,
     primary: str = "uniform",
 ) -> dict[str, Any]:
-    """The headline figures of one benchmark from the gaps, fill and subsets metrics.
+    """The headline figures of one benchmark from the gaps and fill metrics.
 
-    ``primary`` names the target whose DDM and subset lead when a benchmark has several.
+    ``primary`` names the target whose DDM leads when a benchmark has several.
+    ``fill_pct`` is the Top-3 Sum change in percent with its sign (-17.04: the gaps got
+    17% smaller), as `curate summary` prints it ("-17.0%").
     """
     g = gaps.get(benchmark) or {}
     ddm = g.get("ddm")
     if isinstance(ddm, dict):  # one DDM per target (key-sorted): take the primary target's
         ddm = ddm.get(_key(primary), next(iter(ddm.values()), None))
-    flags = g.get("flags") or {}
-    first_subset: Any = next(iter((subsets.get("subsets") or {}).values()), {})
-    n = g.get("n")
+    reduction = _r(_dig(fill, "methods", "benchfill", "top_3_reduction_pct"))
     return {
-        "n": int(n) if isinstance(n, int) else None,
         "ddm": _r(ddm),
-        "max_gap": _r(g.get("max_gap")),
         "top3": _r(g.get("top_3_sum")),
-        "top5": _r(g.get("top_5_sum")),
-        "flags": sum(1 for k, v in flags.items() if k != "any" and v is True) if flags else None,
-        "fill_top3_pct": _r(_dig(fill, "methods", "benchfill", "top_3_reduction_pct")),
-        "fill_max_gap": _r(_dig(fill, "methods", "benchfill", "max_gap_after")),
-        "sub_ddm": _r(_dig(first_subset, "ddm_target")),
-        "tau": _r(_dig(subsets, "full", "tau", "tau")),
+        "fill_pct": None if reduction is None else round(-reduction, 2) + 0.0,
     }
 
 
-def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
-    """Run `headline` for one benchmark on the validated params: the line stage_main prints."""
-    metrics = headline(
-        benchmark,
-        _read(GAPS_METRICS, "gaps"),
-        _read(fill_metrics_path(benchmark), f"fill@{benchmark}"),
-        _read(subsets_metrics_path(benchmark), f"subsets@{benchmark}"),
-        primary=str(params.gaps.targets[0]),
-    )
-    out = headline_metrics_path(benchmark)
-    validate_records([metrics], "headline_metrics", file=str(out))
-    write_json(out, metrics)
-    shown = ", ".join(f"{k} {v}" for k, v in metrics.items())
-    return f"{benchmark}: {shown} -> {out}"
+def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa: ARG001 (stage_main passes params_file)
+    """Run `headline` over every benchmark on the validated params: the lines stage_main prints."""
+    gaps = _read(GAPS_METRICS, "gaps")
+    metrics = {
+        b: headline(
+            b,
+            gaps,
+            _read(fill_metrics_path(b), f"fill@{b}"),
+            primary=str(params.gaps.targets[0]),
+        )
+        for b in params.benchmarks
+    }
+    validate_records([metrics], "headline_metrics", file=str(HEADLINE_METRICS))
+    write_json(HEADLINE_METRICS, metrics)
+    lines = [f"{b}: " + ", ".join(f"{k} {v}" for k, v in m.items()) for b, m in metrics.items()]
+    return "\n".join([*lines, f"-> {HEADLINE_METRICS}"])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry (``python -m pipelines.headline``): validate params once, run, exit 0/2/3."""
-    return stage_main("headline", run, argv, per_benchmark=True, description=__doc__)
+    return stage_main("headline", run, argv, per_benchmark=False, description=__doc__)
 
 
 if __name__ == "__main__":

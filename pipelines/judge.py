@@ -17,7 +17,7 @@ Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import asyncio

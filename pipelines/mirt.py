@@ -2,8 +2,10 @@
 
 Reads data/responses/<b>.parquet for every benchmark, fits d = 1..d_max, chooses d
 by held-out likelihood (BIC reported), rotates, and writes metrics/mirt.json,
-reports/mirt.md, plots/mirt/{loadings,models,selection}.png and
-data/mirt/loadings.parquet. Settings: ``params.mirt`` (all optional).
+reports/mirt.md, reports/mirt-models.html (every model's abilities, searchable),
+plots/mirt/{loadings,models,selection}.png and data/mirt/loadings.parquet. Settings:
+``params.mirt`` (all optional). A leaderboard's report and model figure summarise the
+panel (:mod:`curation.report.panel`); the HTML page keeps every model.
 
 A project that cannot support a joint fit — one benchmark (or one with responses), a
 panel too small for ``min_models_per_item`` — is skipped: the same outputs, with the
@@ -14,7 +16,7 @@ as listed, and fails loudly if it cannot be.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import time
@@ -22,7 +24,7 @@ import time
 import polars as pl
 
 from curation.errors import InputError
-from curation.io.atomic import atomic_path, write_json, write_text
+from curation.io.atomic import atomic_path, replaces_dir, write_json, write_text
 from curation.io.precision import round_frame
 from curation.io.tables import read_table
 from curation.irt.mirt import (
@@ -30,12 +32,14 @@ from curation.irt.mirt import (
     loadings_frame,
     pool_responses,
     render_mirt_markdown,
+    render_models_html,
     select_dimension,
 )
 from curation.params_model import ParamsFile
 from curation.paths import (
     MIRT_LOADINGS,
     MIRT_METRICS,
+    MIRT_MODELS_PAGE,
     MIRT_PLOT_DIR,
     MIRT_REPORT,
     responses_path,
@@ -136,6 +140,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
         priors=s.priors,
         select=s.select,
         se_rule=s.se_rule,
+        max_cells=s.selection_max_cells,
     )
     t_fit = time.perf_counter()
     timings = {
@@ -153,6 +158,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
     metrics = report.metrics()
     validate_records([metrics], "mirt_metrics", file=str(METRICS_PATH))
     fmt = params.plots.format
+    replaces_dir(PLOT_DIR)  # the folder holds this run's figures alone
     plot_mirt_loadings(report, PLOT_DIR / "loadings.png", formats=fmt)
     plot_mirt_models(report, PLOT_DIR / "models.png", formats=fmt)
     plot_mirt_selection(report, PLOT_DIR / "selection.png", formats=fmt)
@@ -161,6 +167,7 @@ def run(params: ParamsFile, *, params_file: str = "params.yaml") -> str:  # noqa
         frame.write_parquet(tmp, statistics=True)
     notes = "".join(f"- {why}\n" for why in skipped.values())
     write_text(REPORT_PATH, render_mirt_markdown(report) + (f"\n{notes}" if notes else ""))
+    write_text(MIRT_MODELS_PAGE, render_models_html(report))
     write_json(METRICS_PATH, metrics)
     rows = ", ".join(f"d={r.d} {r.heldout_loglik:.4f}" for r in selection.rows)
     loads = "; ".join(
@@ -191,9 +198,7 @@ def write_skipped(reason: str, pool: list[str], left: dict[str, str]) -> str:
     record = {"stage": "mirt", "skipped": True, "reason": reason, "benchmarks": pool}
     validate_records([record], "skipped_stage", file=str(METRICS_PATH))
     PLOT_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in PLOT_DIR.iterdir():
-        if stale.is_file():
-            stale.unlink()
+    replaces_dir(PLOT_DIR)  # figures of an earlier fit go when the stage commits
     with atomic_path(LOADINGS_PATH) as tmp:
         pl.DataFrame(schema=SKIPPED_LOADINGS).write_parquet(tmp)
     notes = "".join(f"- {why}\n" for why in left.values())
@@ -201,8 +206,20 @@ def write_skipped(reason: str, pool: list[str], left: dict[str, str]) -> str:
         REPORT_PATH,
         f"# Multidimensional IRT\n\nSkipped: {reason}.\n" + (f"\n{notes}" if notes else ""),
     )
+    write_text(MIRT_MODELS_PAGE, skipped_page(reason))
     write_json(METRICS_PATH, record)
     return f"mirt: skipped: {reason}" + "".join(f"\n{why}" for why in left.values())
+
+
+def skipped_page(reason: str) -> str:
+    """The models page of a skipped fit: the reason, no table."""
+    from curation.report.blocks import Heading, Paragraph
+    from curation.report.html import page
+
+    return page(
+        [Heading(1, "MIRT model abilities"), Paragraph(f"Skipped: {reason}.")],
+        "MIRT model abilities",
+    )
 
 
 SKIPPED_LOADINGS = {

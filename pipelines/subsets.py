@@ -14,7 +14,7 @@ estimation subset that did best.
 
 from __future__ import annotations
 
-import curation.blas_kernel  # noqa: F401  (first: OpenBLAS picks its kernels as numpy loads)
+import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; one-line Ctrl-C)
 
 # isort: split
 import time
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from curation.errors import ConfigError, InputError
-from curation.io.atomic import write_json
+from curation.io.atomic import replaces_dir, write_json
 from curation.io.tables import read_table, write_table
 from curation.params_model import ParamsFile
 from curation.paths import (
@@ -204,7 +204,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         f"{len(blocks)} validated; {select_seconds + seconds:.1f} s (selection "
         f"{select_seconds:.1f} s, validation {seconds:.1f} s)"
     )
-    _remove_stale(benchmark, keep=set(written))
+    replaces_dir(subsets_dir(benchmark))  # subsets no longer configured go with this run
     # the stage's DVC out is the folder: it exists even when every size was skipped
     subsets_dir(benchmark).mkdir(parents=True, exist_ok=True)
     metrics_file = subsets_metrics_path(benchmark)
@@ -273,17 +273,6 @@ def _write_estimation(
 def _with_note(report: SubsetReport, note: str | None) -> SubsetReport:
     none = RankAgreement(None, None, 0, note)
     return replace(report, tau=none, full_tau=none)
-
-
-def _remove_stale(benchmark: str, *, keep: set[str]) -> None:
-    """Drop subset files of targets/sizes no longer configured (outside DVC, which
-    clears its outs itself)."""
-    folder = subsets_dir(benchmark)
-    if not folder.is_dir():
-        return
-    for path in folder.glob("*.parquet"):
-        if path.stem not in keep:
-            path.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:

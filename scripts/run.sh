@@ -4,6 +4,12 @@
 set -euo pipefail
 source "$(dirname "$0")/_env.sh" ""
 echo "==> dvc repro"
-dvc repro
+if [ -n "$(dvc remote list 2>/dev/null)" ]; then
+  dvc repro
+else
+  # DVC ends every run that changed something with a `dvc push` hint, remote or not;
+  # without a remote there is nothing to push (README: "Sharing results")
+  dvc repro | { grep -v --line-buffered '^Use `dvc push` to send your updates to remote storage\.$' || true; }
+fi
 echo
 curate summary

@@ -66,6 +66,7 @@ annotate:
   laplace_draws: 50
 gaps:
   targets: [uniform]
+  thresholds: {ddm: 0.10, max_gap: 0.10, top_5_sum: 0.30}  # a build param (the card figure)
 subsets:
   sizes: [3]
   targets: [uniform]
@@ -74,8 +75,8 @@ build:
   version: auto
   initial_version: 1.0.0
   dist: dist
-  accepted: data/review/accepted/{benchmark}.parquet
-  decisions: data/review/decisions.jsonl
+  accepted: data/review/export/{benchmark}.parquet
+  decisions: data/review/export/decisions.jsonl
 panel:
   models:
     - {name: sim-weak, model_id: sim-weak, ability: -1.0}

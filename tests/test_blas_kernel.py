@@ -67,4 +67,8 @@ def test_every_stage_script_imports_it_before_anything_else() -> None:
             for ln in script.read_text().splitlines()
             if ln.startswith(("import ", "from ")) and "__future__" not in ln
         ]
-        assert lines[0].startswith("import curation.blas_kernel"), script.name
+        assert lines[0].startswith("import curation.stage_start"), script.name
+    start = (REPO / "curation" / "stage_start.py").read_text()
+    imports = [ln.split("#")[0] for ln in start.splitlines() if ln.startswith(("import ", "from "))]
+    assert "import curation.blas_kernel" in imports[-1]  # before anything that loads numpy
+    assert all("numpy" not in ln and "polars" not in ln for ln in imports)

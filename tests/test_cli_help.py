@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,6 +30,27 @@ COMMANDS = [path for path, _ in walk(build_parser())]
 def test_the_tree_is_what_the_help_table_documents():
     assert "review stats" in COMMANDS and "power" in COMMANDS and len(COMMANDS) >= 18
     assert set(COMMANDS) == set(HELP)  # no command without a page, no page without a command
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = "") -> list[tuple[str, Any]]:
+    out = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += _parsers(sub, f"{path} {name}".strip())
+    return out
+
+
+def test_every_option_of_every_command_has_help():
+    """`curate benchmark add --domain/--license/--source/--answer-type` had none."""
+    missing = [
+        f"curate {path} {'/'.join(a.option_strings) or a.dest}"
+        for path, parser in _parsers(build_parser())
+        for a in parser._actions
+        if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)
+        and not (a.help and a.help.strip())
+    ]
+    assert not missing, missing
 
 
 @pytest.mark.parametrize("path", COMMANDS)

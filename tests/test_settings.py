@@ -193,7 +193,7 @@ def test_build_section_resolves_per_benchmark() -> None:
 
     default = validate_params(_toy_with("build", {})).build
     assert default.version_for("toy") == "auto" and default.dist == DIST_ROOT
-    assert default.accepted_path("toy") == Path("data/review/accepted/toy.parquet")
+    assert default.accepted_path("toy") == Path("data/review/export/toy.parquet")
     assert default.decisions == REVIEW_DECISIONS and default.repo_id_for("toy") is None
     assert default.card.pretty_name_for("toy") is None
     assert default.card.task_categories_for("math") is None

@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from curation.errors import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
     from curation.responses import ImportedLogs, LogOptions
+
+
+NO_PROJECT = (
+    "no params.yaml here ({where}): run curate from the project folder (the one holding "
+    "params.yaml and dvc.yaml), or pass --params"
+)
+
+
+def require_project(params_file: str | Path | None = None) -> Path:
+    """The params file a project command works from; outside a project, one message that
+    says so (not "run `dvc repro`", which would fail there too)."""
+    path = Path(params_file or "params.yaml")
+    if not path.is_file():
+        where = path if params_file else Path.cwd()
+        raise ConfigError(NO_PROJECT.format(where=where))
+    return path
 
 
 def add_common(p: argparse.ArgumentParser, *, benchmarks: bool = True) -> None:

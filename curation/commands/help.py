@@ -90,8 +90,9 @@ HELP: dict[str, tuple[str, str]] = {
         "curate review serve --reviewer alice        # then open http://127.0.0.1:8765/",
     ),
     "review export": (
-        "Write the queue's decisions to data/review/decisions.jsonl and the accepted items to "
-        "data/review/accepted/<b>.parquet: the inputs the build stage publishes from "
+        "Write the queue's decisions to data/review/export/decisions.jsonl and every reviewed item "
+        "(with its status; only accepted ones are built) to "
+        "data/review/export/<b>.parquet: the inputs the build stage publishes from "
         "(commit them, then `dvc repro`).",
         "curate review export && git add data/review && dvc repro",
     ),
@@ -107,12 +108,21 @@ HELP: dict[str, tuple[str, str]] = {
         "curate review rebuild --force",
     ),
     "review add-reviewer": (
-        "Add a reviewer (or adjudicator) account to the users file and print its login token once.",
-        "curate review add-reviewer bob --role adjudicator",
+        "Add a reviewer (or adjudicator) account to the users file and print its login token "
+        "once; --rotate gives an existing account a new token. A running server follows the "
+        "file: the old token stops working at its next request.",
+        "curate review add-reviewer bob --role adjudicator\n"
+        "curate review add-reviewer bob --rotate",
+    ),
+    "review remove-reviewer": (
+        "Remove an account from the users file; its token stops working at once, on a running "
+        "server too (the decisions it made stay in the log).",
+        "curate review remove-reviewer bob",
     ),
     "review undo": (
         "Undo a bulk batch of decisions by recording new decisions that supersede them "
-        "(nothing is deleted: the log stays append-only).",
+        "(nothing is deleted: the log stays append-only). A reviewer undoes only their own "
+        "batches; an adjudicator (per the users file) any.",
         "curate review undo batch-20250101-1200 --reviewer alice",
     ),
     "review stats": (

@@ -13,8 +13,10 @@ from typing import Any
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the power table."""
+    from curation.commands._common import require_project
     from curation.commands._progress import run_power
 
+    require_project()  # the benchmark's difficulties are this project's data/difficulty/
     print(
         run_power(
             benchmark=args.benchmark,
@@ -47,7 +49,9 @@ def register(sub: Any) -> None:
         help="re-evaluations per item (default: 1 4 16 64)",
     )
     p.add_argument("--sims", type=int, default=400, help="simulations per point (default 400)")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the test (default: 0.05)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulations (default: 0)")
     p.add_argument("--plot", type=Path, default=None, help="PNG path (default plots/power/<b>.png)")
     p.set_defaults(func=run)

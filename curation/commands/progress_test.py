@@ -45,6 +45,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--bins", type=int, default=5, help="difficulty strata (default 5)")
     p.add_argument("--permutations", type=int, default=9999, help="default 9999")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the randomisation test (default: 0)"
+    )
     p.add_argument("--out", type=Path, default=None, help="also write the result as JSON")
     p.set_defaults(func=run)

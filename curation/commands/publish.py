@@ -11,13 +11,18 @@ import argparse
 import sys
 from typing import Any
 
+from curation.commands._common import require_project
 from curation.commands.release import record
 
 
 def run_publish(args: argparse.Namespace) -> int:
     """``curate publish DATASET --repo-id ORG/NAME --version X.Y.Z [--dry-run]``."""
+    from pathlib import Path
+
     from curation.publish import card_repo_id, publish, resolve_dataset_dir
 
+    if not Path(args.dataset).is_dir() and not Path(args.dist).is_dir():
+        require_project()  # a benchmark name means this project's dist/
     dataset_dir = resolve_dataset_dir(args.dataset, args.version, dist=args.dist)
     result = publish(
         dataset_dir,
@@ -25,6 +30,7 @@ def run_publish(args: argparse.Namespace) -> int:
         version=args.version,
         dry_run=args.dry_run,
         token_env=args.token_env,
+        allow_unknown_license=args.allow_unknown_license,
     )
     print(result.summary(), flush=True)
     named = card_repo_id(dataset_dir)
@@ -55,6 +61,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--dry-run", action="store_true", help="check and list what would be uploaded; no network"
+    )
+    p.add_argument(
+        "--allow-unknown-license",
+        action="store_true",
+        help="publish a build whose card says license: unknown (refused otherwise)",
     )
     p.add_argument("--dist", default="dist", help="folder holding the builds (default: dist)")
     p.add_argument(

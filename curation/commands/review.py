@@ -1,4 +1,5 @@
-"""`curate review seed | serve | export | recalibrate | rebuild | add-reviewer | undo | stats`.
+"""`curate review seed | serve | export | recalibrate | rebuild | add-reviewer |
+remove-reviewer | undo | stats`.
 
 Thin wrappers over :mod:`curation.review`: each reads ``--params`` (else params.yaml if
 present) and the review section, then calls one library function and prints its report.
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curation.commands._common import require_project
 from curation.review import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -31,9 +33,11 @@ def _context(args: argparse.Namespace) -> tuple[ParamsFile | None, ReviewSetting
 
     params = None
     if args.params is not None:
-        params = read_params(args.params)
+        params = read_params(require_project(args.params))
     elif Path("params.yaml").is_file():
         params = read_params("params.yaml")
+    elif getattr(args, "db", None) is None:  # neither a project nor a queue named
+        require_project()
     config = params.review if params is not None else ReviewSettings()
     if getattr(args, "db", None) is not None:
         config = config.model_copy(update={"db": Path(args.db)})
@@ -188,23 +192,40 @@ def cmd_add_reviewer(args: argparse.Namespace) -> int:
     users = Path(args.users) if args.users else config.users
     if users is None:
         raise ConfigError("no users file: set review.users in params.yaml or pass --users")
-    token = add_account(users, args.name, role=args.role)
+    token = add_account(users, args.name, role=args.role, rotate=args.rotate)
+    what = "has a new token (the old one no longer works)" if args.rotate else "added"
     print(
-        f"{args.name} ({args.role}) added to {users}; their token (shown once, only its "
-        f"sha256 is stored):\n{token}",
+        f"{args.name} {what} in {users}; their token (shown once, only its sha256 is "
+        f"stored; a running server takes it at once):\n{token}",
         flush=True,
     )
+    return 0
+
+
+def cmd_remove_reviewer(args: argparse.Namespace) -> int:
+    """`curate review remove-reviewer`: delete an account; its token stops working at once,
+    a running server included (its decisions stay in the log)."""
+    from curation.errors import ConfigError
+    from curation.review import remove_account
+
+    _params, config = _context(args)
+    users = Path(args.users) if args.users else config.users
+    if users is None:
+        raise ConfigError("no users file: set review.users in params.yaml or pass --users")
+    gone = remove_account(users, args.name)
+    print(f"{gone.name} ({gone.role}) removed from {users}; their token no longer works")
     return 0
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
     """`curate review undo`: undo one bulk batch by new superseding decisions (the log is
     append-only)."""
-    from curation.review import ReviewStore
+    from curation.review import ReviewStore, load_accounts
 
     _params, config = _context(args)
     store = ReviewStore.open(config.db, required_reviews=config.required_reviews)
-    print(store.undo_batch(args.batch, reviewer=args.reviewer), flush=True)
+    role = load_accounts(config.users).role_of(args.reviewer)  # the users file says who may
+    print(store.undo_batch(args.batch, reviewer=args.reviewer, role=role), flush=True)
     return 0
 
 
@@ -244,7 +265,8 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_serve)
 
     q = sub.add_parser(
-        "export", help="write data/review/decisions.jsonl and the reviewed items for the build"
+        "export",
+        help="write data/review/export/decisions.jsonl and the reviewed items for the build",
     )
     q.add_argument(
         "--force",
@@ -285,14 +307,31 @@ def register(sub: Any) -> None:
     q.set_defaults(func=cmd_rebuild)
 
     q = sub.add_parser("add-reviewer", help="add a reviewer account and print its token once")
-    q.add_argument("name")
-    q.add_argument("--role", choices=("reviewer", "adjudicator"), default="reviewer")
+    q.add_argument("name", help="the reviewer's name, as decisions record it")
+    q.add_argument(
+        "--role",
+        choices=("reviewer", "adjudicator"),
+        default=None,
+        help="an adjudicator's decision resolves a conflict between reviewers (default: "
+        "reviewer; with --rotate: the account's own)",
+    )
+    q.add_argument(
+        "--rotate",
+        action="store_true",
+        help="give an existing account a new token; the old one stops working at once",
+    )
     q.add_argument("--users", default=None, help="users file (default: review.users in params)")
     _common(q)
     q.set_defaults(func=cmd_add_reviewer)
 
+    q = sub.add_parser("remove-reviewer", help="remove an account: its token stops working at once")
+    q.add_argument("name", help="the reviewer whose account goes")
+    q.add_argument("--users", default=None, help="users file (default: review.users in params)")
+    _common(q)
+    q.set_defaults(func=cmd_remove_reviewer)
+
     q = sub.add_parser("undo", help="undo a bulk batch (new superseding decisions, no deletes)")
-    q.add_argument("batch")
+    q.add_argument("batch", help="the batch id that Accept all… / Reject all… printed")
     q.add_argument("--reviewer", required=True, help="who undoes it")
     _common(q)
     q.set_defaults(func=cmd_undo)

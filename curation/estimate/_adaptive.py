@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from curation.estimate._bank import FloatArray, ItemBank, expit
+from curation.estimate._bank import FloatArray, ItemBank, argmin_tied, expit
 from curation.estimate._estimate import Observed, theta_posterior
 
 CRITERION_POINTS = 41
@@ -59,7 +59,7 @@ def next_items(
     """Positions (in ``bank``) of the ``k`` unseen items that most lower the expected
     variance of the full-score estimate at ``obs``' ability posterior, best first.
     ``allowed``: positions to choose from (default: every unseen item). Deterministic:
-    ties go to the lower position. Fewer than ``k`` when fewer are free."""
+    ties go to the first item id. Fewer than ``k`` when fewer are free."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     grid, w = theta_posterior(bank, obs, grid_points)
@@ -72,7 +72,8 @@ def next_items(
     else:
         free[np.fromiter(allowed, dtype=np.int64)] = True
     free[obs.idx] = False
-    cand = np.flatnonzero(free)
+    order = bank.id_order()
+    cand: np.ndarray = order[free[order]]  # in id order: ties go to the first id
     if cand.size == 0:
         return cand
     p_all = bank.p(g)  # grid x items
@@ -87,7 +88,7 @@ def next_items(
     for _ in range(min(k, cand.size)):
         loss = weight @ (1.0 / (total[:, None] + info))
         loss[taken] = np.inf
-        best = int(np.argmin(loss))
+        best = argmin_tied(loss)
         taken[best] = True
         total = total + info[:, best]
         chosen.append(int(cand[best]))

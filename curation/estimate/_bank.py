@@ -38,6 +38,24 @@ def log_expit(x: FloatArray) -> FloatArray:
     return out
 
 
+def tie_keys(x: FloatArray, tol: float = 1e-6) -> np.ndarray:
+    """Integer keys that order ``x`` with values closer than ``tol`` (a chain of them)
+    equal: ties that floating-point noise (a BLAS kernel, a library version, a solver's
+    last step) would otherwise break go to the caller's tie rule instead."""
+    order = np.argsort(x, kind="stable")
+    steps = np.diff(x[order]) > tol
+    keys = np.empty(x.size, dtype=np.int64)
+    keys[order] = np.concatenate(([0], np.cumsum(steps)))
+    return keys
+
+
+def argmin_tied(x: FloatArray, rtol: float = 1e-9) -> int:
+    """The first position whose value is within ``rtol`` (relative) of the minimum: ties
+    up to floating-point noise go to the first position, on any machine."""
+    low = float(np.min(x))
+    return int(np.flatnonzero(x <= low + rtol * max(abs(low), 1e-300))[0])
+
+
 @dataclass(frozen=True)
 class ItemBank:
     """Fixed item parameters (b, a) and the panel they were calibrated on.
@@ -86,6 +104,25 @@ class ItemBank:
             cached = {item: i for i, item in enumerate(self.items)}
             object.__setattr__(self, "_index", cached)
         return cached
+
+    def id_order(self) -> np.ndarray:
+        """Positions in the order of the item ids (cached): random draws and ties are
+        taken in this order, so a design depends on the items, not on the order a fit
+        (or a library version) happened to list them in."""
+        cached: np.ndarray | None = self.__dict__.get("_id_order")
+        if cached is None:
+            cached = np.array(sorted(range(self.n_items), key=self.items.__getitem__))
+            object.__setattr__(self, "_id_order", cached)
+        return cached
+
+    def in_id_order(self) -> ItemBank:
+        """The same bank with its items in id order (:meth:`id_order`)."""
+        order = self.id_order()
+        if np.array_equal(order, np.arange(self.n_items)):
+            return self
+        return replace(
+            self, items=tuple(self.items[i] for i in order), b=self.b[order], a=self.a[order]
+        )
 
     def p(self, theta: FloatArray) -> FloatArray:
         """P(correct) of every item at each ``theta`` (len(theta) x n_items)."""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from curation.estimate._bank import FloatArray, ItemBank
+from curation.estimate._bank import FloatArray, ItemBank, argmin_tied, tie_keys
 from curation.estimate._settings import DESIGNS, DesignName, Embedding
 
 if TYPE_CHECKING:
@@ -190,7 +190,9 @@ def _stratified(
     bank: ItemBank, m: int, rng: np.random.Generator, strata: int | None
 ) -> tuple[list[int], list[float]]:
     n = bank.n_items
-    order = np.lexsort((rng.random(n), bank.b))  # ties in b in random order
+    # ties in b (equal item totals under a 1PL) in random order, b equal up to the fit's
+    # last bits counting as tied (else the BLAS kernel or library version decides them)
+    order = np.lexsort((rng.random(n), tie_keys(bank.b)))
     groups = np.array_split(order, min(strata or m, m))
     sizes = np.array([g.size for g in groups])
     alloc = _allocate(m, sizes.astype(np.float64), sizes)
@@ -219,7 +221,7 @@ def _information(bank: ItemBank, m: int, rng: np.random.Generator) -> list[int]:
     for _ in range(m):
         loss = (w[:, None] / (total[:, None] + info)).mean(axis=0)
         loss[~free] = np.inf
-        best = int(np.argmin(loss))
+        best = argmin_tied(loss)
         free[best] = False
         total = total + info[:, best]
         chosen.append(int(order[best]))
@@ -262,6 +264,8 @@ def select(
         raise ValueError(f"design must be one of {list(DESIGNS)}, got {design!r}")
     if not 1 <= m <= bank.n_items:
         raise ValueError(f"m must be between 1 and the bank's {bank.n_items} items, got {m}")
+    listed = bank
+    bank = bank.in_id_order()  # the draws follow the items, not the fit's listing order
     rng = np.random.default_rng(seed)
     weights: list[float] | None = None
     if design == "random":
@@ -284,7 +288,8 @@ def select(
         chosen = _quantile(bank, m, target)
     else:
         chosen = _information(bank, m, rng)
-    order = np.argsort(chosen, kind="stable")
+    index = listed.index()
+    order = np.argsort([index[bank.items[c]] for c in chosen], kind="stable")
     items = tuple(bank.items[chosen[i]] for i in order)
     w = None if weights is None else tuple(float(weights[i]) for i in order)
     if design == "adaptive":

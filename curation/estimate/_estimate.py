@@ -9,8 +9,9 @@ abilities; the full-benchmark accuracy is then
 with N the bank's items: the per-item success rate averaged over items, which is how
 ``curation.subsets.model_scores`` scores a model. Its interval comes from Monte Carlo
 draws of theta from the posterior followed by the unseen items' outcomes (binomial draws
-at ``unseen_trials`` trials each; above :data:`NORMAL_ABOVE` unseen items their sum is
-drawn from its normal approximation, exact mean and variance given theta), so it holds
+at ``unseen_trials`` trials each, Bernoulli at one; above :data:`NORMAL_ABOVE` unseen
+items their sum is drawn from its normal approximation, exact mean and variance given
+theta), so it holds
 both the ability's uncertainty and the unseen items' Bernoulli noise. A full run has no
 unseen item: the estimate is the observed score and the interval has zero width.
 """
@@ -283,7 +284,10 @@ def predict(
         u = np.clip(u, 0.0, float(u_idx.size))
     else:
         p_draw = expit(a_u * (theta[:, None] - b_u))
-        u = (rng.binomial(int(t), p_draw) / t).sum(axis=1)
+        if t == 1.0:  # Bernoulli: a uniform below p, ~20x cheaper than binomial(1, p)
+            u = (rng.random(p_draw.shape) < p_draw).sum(axis=1).astype(np.float64)
+        else:
+            u = (rng.binomial(int(t), p_draw) / t).sum(axis=1)
     floor = float(np.sqrt(np.sum(p_mean * (1.0 - p_mean)) / t)) / n_items
     return Prediction(
         n_items=n_items,

@@ -64,6 +64,14 @@ class EstimationSettings(Section):
     """Adaptive tests: items chosen per step (``curate estimate --next``). Smaller blocks
     adapt more often; on the bundled benchmarks 10 did as well as 5, 40 worse."""
 
+    max_test_models: PositiveInt = 150
+    """Validation: at most this many held-out models are scored, a seeded sample spread
+    over the folds in proportion (every fold is still calibrated without its whole
+    group). Each scored model is one posterior per subset and random draw, so a
+    leaderboard's thousands of models would be ~10^5 of them; the figures then carry
+    the sample's standard error (``mae_se_pp``). The bundled panels (< 50 models) are
+    scored whole."""
+
     @field_validator("design")
     @classmethod
     def _design_is_a_subset(cls, value: str) -> str:

@@ -32,6 +32,7 @@ from curation.estimate._estimate import (
     theta_posterior,
 )
 from curation.estimate._settings import DesignName, EstimationSettings, EstimatorName
+from curation.progress import progress
 
 if TYPE_CHECKING:
     from curation.irt import FitSettings
@@ -64,10 +65,13 @@ def make_folds(
     fit_settings: FitSettings | None = None,
     benchmark: str | None = None,
     scale: Literal["panel", "items", "logistic"] = "panel",
+    max_test_models: int | None = None,
 ) -> list[Fold]:
     """Split the models into ``folds`` groups at random (seeded) and calibrate the bank
     on the rest of each: ``curation.irt.fit`` (MAP, ``fit_settings``, ``scale``: the
-    benchmark's ``annotate.scale``, which maps b to z)."""
+    benchmark's ``annotate.scale``, which maps b to z). ``max_test_models``: score at
+    most that many held-out models in all (:func:`scored_models`); a fold's calibration
+    still leaves out its whole group."""
     from curation.irt import fit
     from curation.subsets import model_scores
 
@@ -79,8 +83,9 @@ def make_folds(
     rng = np.random.default_rng(seed)
     order = [models[i] for i in rng.permutation(len(models))]
     groups = [sorted(g.tolist()) for g in np.array_split(np.array(order, dtype=object), folds)]
+    scored = scored_models(groups, max_test_models, seed=seed)
     out = []
-    for f, test in enumerate(groups):
+    for f, test in progress(list(enumerate(groups)), desc="validation folds", unit="fold"):
         train = sorted(set(models) - set(test))
         train_resp = responses.filter(pl.col("model").is_in(train))
         started = time.perf_counter()
@@ -92,14 +97,34 @@ def make_folds(
         in_bank = train_resp.filter(pl.col("item").is_in(list(bank.items)))
         bank = bank.with_panel_scores(model_scores(in_bank))
         test_resp = responses.filter(
-            pl.col("model").is_in(list(test)) & pl.col("item").is_in(list(bank.items))
+            pl.col("model").is_in(scored[f]) & pl.col("item").is_in(list(bank.items))
         )
-        observed = {
-            name: observed_of(bank, test_resp.filter(pl.col("model") == name)) for name in test
-        }
+        by_model = test_resp.partition_by("model", as_dict=True, include_key=True)
+        empty = test_resp.clear()
+        observed = {name: observed_of(bank, by_model.get((name,), empty)) for name in scored[f]}
         observed = {k: v for k, v in observed.items() if v.idx.size}
         out.append(Fold(f, tuple(train), tuple(observed), bank, fit_seconds, train_resp, observed))
     return out
+
+
+def scored_models(
+    groups: Sequence[Sequence[str]], cap: int | None, *, seed: int = 0
+) -> list[list[str]]:
+    """The held-out models each fold scores: all of them, or with more than ``cap`` in
+    all a seeded sample of ``cap`` spread over the folds in proportion to their size
+    (largest remainders), each fold's sample in its own order."""
+    total = sum(len(g) for g in groups)
+    if cap is None or total <= cap:
+        return [list(g) for g in groups]
+    share = np.array([len(g) for g in groups], dtype=np.float64) * cap / total
+    take = np.floor(share).astype(int)
+    for f in np.argsort(-(share - take), kind="stable")[: cap - int(take.sum())]:
+        take[f] += 1
+    rng = np.random.default_rng([seed, 1])
+    return [
+        [g[i] for i in sorted(rng.choice(len(g), size=int(t), replace=False))]
+        for g, t in zip(groups, take, strict=True)
+    ]
 
 
 def ideal_folds(folds: Sequence[Fold], seed: int = 0, grid_points: int = 401) -> list[Fold]:
@@ -432,7 +457,7 @@ def random_baseline(
     median over draws of each figure."""
     s = settings or EstimationSettings()
     per_draw: dict[str, list[Metrics]] = {"irt": [], "raw": []}
-    for r in range(s.random_draws):
+    for r in progress(range(s.random_draws), desc=f"random-{m} baseline", unit="draw"):
         designs = [select("random", f.bank, m, seed=_seed(s.seed, r, f.index)) for f in folds]
         got, _, _ = _run(folds, designs, ("irt", "raw"), s)
         for e, v in got.items():
@@ -471,6 +496,7 @@ def validate(
             seed=s.seed,
             fit_settings=fit_settings,
             benchmark=benchmark,
+            max_test_models=s.max_test_models,
         )
     select_seconds = []
     designs = []

@@ -10,8 +10,9 @@ last line (the process died inside the write) is dropped on reading.
 On a rerun the search walks the same control flow and takes each finished round and
 insertion from the journal instead of redoing it; the unfinished round is redone,
 its LLM calls served from the completion cache. A journal whose fingerprint differs
-(params or inputs changed) is set aside as ``journal.jsonl.stale`` and the search
-starts afresh.
+(params or inputs changed) is discarded and the search starts afresh: it lives in the
+stage's DVC output folder, so a copy kept beside it would be hashed into dvc.lock and
+make this folder differ from a fresh clone's (its rounds cannot serve other inputs).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from curation.io.atomic import atomic_path, writes_now
 
 FORMAT = "benchcurate.fill.journal/1"
 
@@ -31,7 +34,7 @@ class Journal:
         self.path = Path(path)
         self.fingerprint = fingerprint
         self.restarted = False
-        """True if an earlier journal was set aside because its fingerprint differed."""
+        """True if an earlier journal was discarded because its fingerprint differed."""
         self.resumed = False
         """True if finished work of an earlier run was found."""
         self._rounds: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -41,7 +44,7 @@ class Journal:
         if lines and (
             lines[0].get("kind") != "header" or lines[0].get("fingerprint") != fingerprint
         ):
-            os.replace(self.path, self.path.with_name(self.path.name + ".stale"))
+            self.path.unlink()
             self.restarted = True
             lines = []
         if not lines:
@@ -80,13 +83,12 @@ class Journal:
         return good
 
     def _write_all(self, records: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
+        # at once (a resumed run reads it), from a scratch file outside the DVC output
+        with writes_now(), atomic_path(self.path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(_line(rec))
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
 
     def _append(self, record: dict[str, Any]) -> None:
         data = _line(record).encode("utf-8")

@@ -6,6 +6,8 @@ Every reader returns :class:`RawRecord` objects that remember where they came fr
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -130,17 +132,94 @@ def _read_json(path: Path) -> list[RawRecord]:
     return records
 
 
+def _check_row_lengths(text: str, path: Path) -> None:
+    """Every data row has as many cells as the header: a short row is malformed input
+    (a cut line, a lost separator), not a row of missing values, so it is refused by its
+    number (the first data row is row 1). Lines without quotes are counted with
+    ``str.count`` (fast on leaderboard-wide files); text with quotes goes through the csv
+    module, which knows quoted separators and line breaks."""
+    if '"' in text:
+        rows: Iterator[int] = (len(r) for r in csv.reader(io.StringIO(text)) if r)
+    else:
+        rows = (ln.count(",") + 1 for ln in text.splitlines() if ln.strip())
+    width = next(rows, None)
+    if width is None:
+        return
+    for n, cells in enumerate(rows, start=1):
+        if cells < width:
+            raise InputError(
+                f"has {cells} cells where the header has {width}: the row is cut short "
+                "(a missing value is an empty cell between separators)",
+                file=str(path),
+                record=f"row {n}",
+            )
+
+
+def rows_complete(path: Path) -> bool:
+    """Whether every line of a plain CSV (no quotes) has the header's number of cells,
+    read line by line in binary (cheap on a leaderboard-wide file). False for a short
+    row, or a file with quotes (the caller then takes the general reader, which checks
+    it with the csv module and names the row)."""
+    with open(path, "rb") as fh:
+        header = fh.readline()
+        if b'"' in header:
+            return False
+        width = header.count(b",")
+        for line in fh:
+            if line.strip() and (b'"' in line or line.count(b",") < width):
+                return False
+    return True
+
+
 def read_csv_frame(path: Path) -> pl.DataFrame:
     """Read a CSV with every column as text (types are checked field by field later)."""
     text = read_text(path)
     if not text.strip():
         _ensure_nonempty(path, 0)
+    _check_row_lengths(text, path)
     try:
         return pl.read_csv(text.encode("utf-8"), infer_schema=False)
     except pl.exceptions.PolarsError as exc:
         raise InputError(
             f"cannot parse as CSV ({str(exc).splitlines()[0]})", file=str(path)
         ) from None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _check_consistent_types(records: list[RawRecord], path: Path) -> None:
+    """A field holds one kind of value in every record (numbers may mix ints and
+    floats): the record of a minority kind is named, with its value, before a frame
+    would coerce every value of the column to text."""
+    kinds: dict[str, dict[str, int]] = {}
+    for rec in records:
+        for key, value in rec.data.items():
+            if value is not None:
+                seen = kinds.setdefault(key, {})
+                kind = _kind(value)
+                seen[kind] = seen.get(kind, 0) + 1
+    for key, seen in kinds.items():
+        if len(seen) < 2:
+            continue
+        usual = max(seen, key=lambda k: seen[k])
+        for rec in records:
+            value = rec.data.get(key)
+            if value is not None and _kind(value) != usual:
+                raise InputError(
+                    f"value {value!r} is {_kind(value)} where the other records have "
+                    f"{usual} ({seen[usual]} of {sum(seen.values())})",
+                    file=str(path),
+                    record=rec.where,
+                    field=key,
+                )
 
 
 def read_frame(path: Path, fmt: Format) -> pl.DataFrame:
@@ -155,6 +234,7 @@ def read_frame(path: Path, fmt: Format) -> pl.DataFrame:
                 f"cannot read parquet ({str(exc).splitlines()[0]})", file=str(path)
             ) from None
     records = read_records(path, fmt)
+    _check_consistent_types(records, path)
     return pl.DataFrame([r.data for r in records], infer_schema_length=None)
 
 

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     )
     from curation.irt._calibrate import calibrate_counts, calibrate_items
     from curation.irt._checks import bic_compare, loo_stability
-    from curation.irt._data import Cells, check_responses, encode
+    from curation.irt._data import Cells, encode
     from curation.irt._fit import FitResult, fit, fit_map
     from curation.irt._resolution import score_steps
+    from curation.irt._rows import check_responses
     from curation.irt._scale import Calibration
     from curation.irt._settings import AnnotateSettings, FitSettings
     from curation.irt._simulate import simulate_responses
@@ -57,7 +58,7 @@ _EXPORTS = {
     "bounded_items": "_bootstrap",
     "calibrate_counts": "_calibrate",
     "calibrate_items": "_calibrate",
-    "check_responses": "_data",
+    "check_responses": "_rows",
     "encode": "_data",
     "fit": "_fit",
     "fit_map": "_fit",

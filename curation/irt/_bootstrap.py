@@ -35,6 +35,7 @@ from curation.irt._refit import DenseRefitter
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ScaleMethod, check_choice
 from curation.irt._threads import pinned
+from curation.progress import progress
 
 BATCH_MAX_CELLS = 5_000
 """Designs up to this many model × item cells are refitted as a batch."""
@@ -136,11 +137,11 @@ def _refit(
         refitter = DenseRefitter(Dense(cells).N, settings)
         k_dense = np.zeros((cells.n_models, cells.n_items))
         flat, lin = k_dense.reshape(-1), cells.mi.astype(np.int64) * cells.n_items + cells.ii
-        for r in range(r_count):
+        for r in progress(range(r_count), desc="bootstrap refits", unit="refit"):
             flat[lin] = k_sim[r]
             theta[r], b[r], converged[r] = refitter.fit(k_dense)
         return theta, b, converged
-    for r in range(r_count):
+    for r in progress(range(r_count), desc="bootstrap refits", unit="refit"):
         k_r = k_sim[r].astype(np.float64)
         sim = Cells(cells.models, cells.items, cells.mi, cells.ii, k_r, cells.n)
         refit = fit_map(sim, model, settings)
@@ -182,7 +183,7 @@ def parametric_bootstrap(
     if truth == "smooth":
         from curation.irt._eb import SmoothTruth
 
-        smooth = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se, a)
+        smooth = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se, a, mp.b)
     n_trials = cells.n.astype(np.int64)
     r_count = int(replicates)
     slope = 1.0 if a is None else a[cells.ii]  # a(θ − b) per cell, 2PL

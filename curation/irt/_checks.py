@@ -14,11 +14,12 @@ from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
 from curation.irt._threads import pinned
+from curation.progress import progress
 
 
 @pinned
 def bic_compare(
-    responses: pl.DataFrame,
+    responses: pl.DataFrame | pl.LazyFrame | Cells,
     *,
     seed: int = 0,
     settings: FitSettings | None = None,
@@ -140,7 +141,7 @@ def _refit_warm(
 
 @pinned
 def loo_stability(
-    responses: pl.DataFrame,
+    responses: pl.DataFrame | pl.LazyFrame | Cells,
     *,
     model: ModelType = "1pl",
     seed: int = 0,
@@ -212,7 +213,9 @@ def loo_stability(
     approximate = exact_max_models is not None and cells.n_models > exact_max_models
     extra: dict[str, Any] = {"mode": "exact"}
     if not approximate:
-        rows = [exact_row(j) for j in range(cells.n_models)]
+        rows = [
+            exact_row(j) for j in progress(range(cells.n_models), desc="LOO refits", unit="fit")
+        ]
     else:
         rows = []
         steps = one_step_loo(cells, s, theta_full, b_full, a_full, np.arange(cells.n_models))
@@ -231,7 +234,7 @@ def loo_stability(
         order = np.argsort([-r["max_abs_dz"] for r in rows], kind="stable")
         top = order[: min(exact_top, cells.n_models)].tolist()
         err = 0.0
-        for j in top:
+        for j in progress(top, desc="LOO exact refits", unit="fit"):
             exact = exact_row(j)
             err = max(err, abs(exact["max_abs_dz"] - rows[j]["max_abs_dz"]))
             rows[j] = exact

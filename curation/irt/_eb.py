@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.interpolate import BSpline
 from scipy.optimize import minimize
-from scipy.special import log_expit
+from scipy.special import expit, log_expit
 
 GRID_POINTS = 121
 """Grid values per axis; spacing ~0.12 logits on a typical b grid, far below a posterior SD."""
@@ -129,6 +129,53 @@ def item_loglik(
     return out
 
 
+NORMAL_MODELS = 256
+"""From this many models a 2PL item's likelihood of b given the abilities is taken as
+normal (:func:`item_loglik_normal`): it is a sum over hundreds of models, so its shape is
+normal to well within the grid's spacing, and the exact grid costs models × items × grid
+log-sigmoids per bootstrap replicate (4,030 × 250 × 121: ~10 s each). Below it, and
+always for 1PL (one matrix product), the exact grid."""
+_NEWTON_STEPS = 25
+_NEWTON_TOL = 1e-10
+
+
+def item_loglik_normal(
+    k: np.ndarray,
+    n: np.ndarray,
+    theta: np.ndarray,
+    a: np.ndarray,
+    grid: np.ndarray,
+    start: np.ndarray,
+) -> NDArray[np.float64]:
+    """:func:`item_loglik` of a 2PL with the likelihood of each b taken as normal at its
+    mode given ``theta`` (items × grid, up to a constant per item, which no posterior or
+    prior fit on the grid sees).
+
+    The mode is found by Newton from ``start`` (the fit's b), all items at once, O(models
+    × items) per step. An item every model solved (or none did) has no mode: its row is
+    exact (:func:`item_loglik` on those columns, a handful).
+    """
+    kk, nn = k.sum(axis=0), n.sum(axis=0)
+    bounded = (kk <= 0) | (kk >= nn)
+    b = np.where(bounded, 0.0, start).astype(np.float64)
+    curv = np.ones_like(b)
+    for _ in range(_NEWTON_STEPS):
+        eta = a[None, :] * (theta[:, None] - b[None, :])
+        p = expit(eta)
+        grad = a * (n * p).sum(axis=0) - a * kk  # d loglik / d b
+        curv = a * a * (n * p * (1.0 - p)).sum(axis=0)  # - d2 loglik / d b2
+        # at most one logit a step: a near-bounded item's likelihood is flat far out
+        step = np.where(bounded, 0.0, np.clip(grad / np.maximum(curv, 1e-300), -1.0, 1.0))
+        b += step
+        if float(np.max(np.abs(step), initial=0.0)) < _NEWTON_TOL:
+            break
+    out: NDArray[np.float64] = -0.5 * curv[:, None] * (grid[None, :] - b[:, None]) ** 2
+    if bounded.any():
+        cols = np.flatnonzero(bounded)
+        out[cols] = item_loglik(k[:, cols], n[:, cols], theta, a[cols], grid)
+    return out
+
+
 @dataclass(frozen=True)
 class SmoothTruth:
     """Smooth empirical-Bayes priors for a panel's abilities and a bank's difficulties.
@@ -146,6 +193,9 @@ class SmoothTruth:
     theta_post: np.ndarray
     b_grid: np.ndarray
     b_log_prior: np.ndarray
+    b_start: np.ndarray | None = None
+    """A 2PL panel of :data:`NORMAL_MODELS` or more: the fit's b, where each item's
+    normal likelihood is centred from (None: the exact grid likelihood)."""
 
     @classmethod
     def fit(
@@ -155,12 +205,22 @@ class SmoothTruth:
         theta: np.ndarray,
         theta_se: np.ndarray,
         a: np.ndarray | None = None,
+        b: np.ndarray | None = None,
     ) -> SmoothTruth:
+        """The priors, from the counts and the fit (abilities and their SEs; 2PL: a, and
+        b, the start of the normal likelihoods of a large panel)."""
         lo, hi = float(theta.min()), float(theta.max())
         span = hi - lo
         # Difficulties: wide enough that items far outside the panel are in the tails.
         b_grid = np.linspace(lo - 5.0, hi + 5.0, GRID_POINTS)
-        b_log_prior = fit_log_prior(item_loglik(k, n, theta, a, b_grid), b_grid, df=B_DF)
+        normal = a is not None and b is not None and k.shape[0] >= NORMAL_MODELS
+        b_start = np.asarray(b, dtype=np.float64) if normal else None
+        if normal:
+            assert a is not None and b_start is not None
+            loglik = item_loglik_normal(k, n, theta, a, b_grid, b_start)
+        else:
+            loglik = item_loglik(k, n, theta, a, b_grid)
+        b_log_prior = fit_log_prior(loglik, b_grid, df=B_DF)
         theta_grid = np.linspace(lo - 0.5 * span, hi + 0.5 * span, GRID_POINTS)
         se = np.maximum(theta_se, 1e-6)
         t_loglik = -0.5 * ((theta[:, None] - theta_grid[None, :]) / se[:, None]) ** 2
@@ -173,6 +233,7 @@ class SmoothTruth:
             theta_post=posterior(t_loglik, t_log_prior),
             b_grid=b_grid,
             b_log_prior=b_log_prior,
+            b_start=b_start,
         )
 
     def draw(self, rng: np.random.Generator, size: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -192,6 +253,11 @@ class SmoothTruth:
 
     def _loglik(self, theta: np.ndarray) -> NDArray[np.float64]:
         """Item log-likelihoods on the b grid for each row of abilities (rows × items × grid)."""
+        if self.a is not None and self.b_start is not None:
+            a, start = self.a, self.b_start
+            return np.stack(
+                [item_loglik_normal(self.k, self.n, t, a, self.b_grid, start) for t in theta]
+            )
         if self.a is not None:
             return np.stack([item_loglik(self.k, self.n, t, self.a, self.b_grid) for t in theta])
         eta = theta[:, :, None] - self.b_grid[None, None, :]

@@ -221,7 +221,7 @@ def fit_cells(
 
 @pinned
 def fit(
-    responses: pl.DataFrame,
+    responses: pl.DataFrame | pl.LazyFrame | Cells,
     *,
     model: ModelType = "1pl",
     method: Method = "map",
@@ -234,7 +234,11 @@ def fit(
     """Fit a 1PL or 2PL model to one benchmark's responses.
 
     ``responses``: long polars frame with model, item, n_trials, n_correct (other
-    columns ignored; duplicate cells summed; missing cells simply absent).
+    columns ignored; duplicate cells summed; missing cells simply absent); ids may be
+    text, integers, categorical or Enum. A lazy scan of a file (``pl.scan_parquet``,
+    ``scan_csv``, ``scan_ndjson``) is read in one streaming pass, the ids coded as they
+    stream: a leaderboard-sized table never exists as per-row strings. Already encoded
+    :class:`Cells` (:func:`encode`) are fitted as they are.
     ``method="map"``: posterior mode by block Newton, Laplace standard errors — fast at
     any size. ``method="nuts"``: full posterior (needs the ``bayes`` extra); above
     ``nuts_max_cells`` cells the MAP fit stands in and ``diagnostics`` says so.

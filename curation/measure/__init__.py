@@ -27,7 +27,11 @@ from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from curation.measure._blind import BlindInterval, blind_intervals
-    from curation.measure._bootstrap import bootstrap_interval, summarize_bootstrap
+    from curation.measure._bootstrap import (
+        bootstrap_interval,
+        monte_carlo_se,
+        summarize_bootstrap,
+    )
     from curation.measure._certify import Certificate, certify, certify_pairs, top_pair_certificates
     from curation.measure._coverage import CoverageResult, World, coverage_experiment
     from curation.measure._ddm import ddm
@@ -122,6 +126,7 @@ _EXPORTS = {
     "render_gaps_html": "_report",
     "render_gaps_report": "_report",
     "summarize_bootstrap": "_bootstrap",
+    "monte_carlo_se": "_bootstrap",
     "summarize_draws": "_posterior",
     "summarize_posterior": "_posterior",
     "target_cdf": "_targets",
@@ -182,6 +187,7 @@ __all__ = [
     "render_gaps_html",
     "render_gaps_report",
     "summarize_bootstrap",
+    "monte_carlo_se",
     "summarize_draws",
     "summarize_posterior",
     "target_cdf",

@@ -8,13 +8,13 @@ derives what needs all three: the axis :class:`Resolution` and the bootstrap int
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 
 from curation.irt import Calibration, Cells, FitSettings, encode, parametric_bootstrap
-from curation.measure._bootstrap import summarize_bootstrap
+from curation.measure._bootstrap import monte_carlo_se, summarize_bootstrap
 from curation.measure._posterior import MetricIntervals
 from curation.measure._resolution import Resolution, resolution_of_fit
 from curation.measure._targets import TargetLike
@@ -85,12 +85,15 @@ class FittedBenchmark:
         level: float = 0.9,
         replicates: int = 200,
         seed: int = 0,
+        requested: int | None = None,
     ) -> tuple[MetricIntervals, np.ndarray]:
         """Bootstrap intervals of the metrics, and the z they are about (``items`` order).
 
         Only for MAP fits: the bootstrap refits by MAP, so its point must be the MAP z.
         The refit must reproduce the stored z, or the stored fit came from other
-        settings or data and the intervals would describe something else.
+        settings or data and the intervals would describe something else. ``requested``
+        above ``replicates``: the run was cut short (``gaps.intervals.max_refit_cells``),
+        and the intervals carry both counts and their Monte Carlo error.
         """
         if self.method != "map":
             raise ValueError(
@@ -111,4 +114,9 @@ class FittedBenchmark:
                 "difficulties; re-run annotate"
             )
         out = summarize_bootstrap(reps.z_hat, reps.z_true, reps.z_refit, target=target, level=level)
+        if requested is not None and requested > replicates:
+            mc = monte_carlo_se(
+                reps.z_hat, reps.z_true, reps.z_refit, target=target, level=level, seed=seed
+            )
+            out = replace(out, replicates_requested=int(requested), monte_carlo_se=mc)
         return out, reps.z_hat

@@ -78,6 +78,12 @@ class MetricIntervals:
     top_3_sum: Interval
     top_5_sum: Interval
     method: str = "posterior"
+    replicates_requested: int | None = None
+    """A bootstrap cut below ``gaps.intervals.replicates`` by ``max_refit_cells``: the
+    replicates asked for (None: every one was run)."""
+    monte_carlo_se: float | None = None
+    """With ``replicates_requested``: the largest Monte Carlo standard error of an interval
+    end over the four metrics (:func:`curation.measure.monte_carlo_se`)."""
 
 
 PosteriorSummary = MetricIntervals
@@ -149,5 +155,11 @@ def summarize_posterior(
     level = check_level(level)
     parts = {name: _interval(_per_draw(zs, name, target), level) for name in METRIC_NAMES}
     return MetricIntervals(
-        target=parse_target(target).label, n_draws=zs.shape[0], method=method, **parts
+        target=parse_target(target).label,
+        n_draws=zs.shape[0],
+        ddm=parts["ddm"],
+        max_gap=parts["max_gap"],
+        top_3_sum=parts["top_3_sum"],
+        top_5_sum=parts["top_5_sum"],
+        method=method,
     )

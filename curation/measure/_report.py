@@ -87,12 +87,18 @@ def _interval_blocks(measures: Sequence[BenchmarkMeasures]) -> list[Block]:
     methods: dict[str, int] = {}
     levels = set()
     for m, iv in with_iv:
-        methods.setdefault(iv.method, iv.n_draws)
+        methods.setdefault(iv.method, iv.replicates_requested or iv.n_draws)
         levels.add(iv.ddm.level)
+        method = iv.method
+        if iv.replicates_requested is not None:  # cut by gaps.intervals.max_refit_cells
+            method = (
+                f"{iv.method}, {iv.n_draws} of {iv.replicates_requested} replicates "
+                f"(max_refit_cells); Monte Carlo SE of the ends ≤ {iv.monte_carlo_se:.3f}"
+            )
         rows.append(
             (
                 m.name,
-                iv.method,
+                method,
                 iv.ddm.label(),
                 iv.max_gap.label(),
                 iv.top_3_sum.label(),

@@ -34,6 +34,11 @@ class ThresholdSettings(Section):
     """A benchmark whose five widest gaps together exceed this is flagged."""
 
 
+MIN_REPLICATES = 10
+"""The fewest bootstrap replicates ``gaps.intervals.max_refit_cells`` leaves a benchmark:
+a 90% interval from fewer is the range of a handful of errors."""
+
+
 class IntervalSettings(Section):
     """``gaps.intervals``: where the intervals of DDM and the gap metrics come from."""
 
@@ -45,6 +50,18 @@ class IntervalSettings(Section):
     """Bootstrap replicates per benchmark (each is one refit of the whole matrix)."""
     seed: NonNegativeInt = 0
     """Seed of the bootstrap's simulated responses."""
+    max_refit_cells: PositiveInt = 20_000_000
+    """Cap on one benchmark's bootstrap work: replicates × observed cells (every replicate
+    refits the whole matrix; a 4,000 × 250 leaderboard takes ~1 s a refit). A benchmark
+    over it gets ``max_refit_cells // cells`` replicates (at least
+    :data:`MIN_REPLICATES`), and the report states how many and the Monte Carlo error of
+    the interval ends. The bundled benchmarks (~50,000 cells) keep every replicate."""
+
+    def replicates_for(self, n_cells: int) -> int:
+        """The replicates a benchmark of ``n_cells`` observed cells gets (see
+        ``max_refit_cells``)."""
+        budget = self.max_refit_cells // max(n_cells, 1)
+        return min(self.replicates, max(MIN_REPLICATES, budget))
 
 
 class GapsSettings(Section):

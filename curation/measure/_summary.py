@@ -171,6 +171,10 @@ class BenchmarkMeasures:
                 for name in ("ddm", "max_gap", "top_3_sum", "top_5_sum")
             }
             out["intervals"].update(method=p.method, n_draws=p.n_draws, target=p.target)
+            if p.replicates_requested is not None:
+                out["intervals"].update(
+                    replicates_requested=p.replicates_requested, monte_carlo_se=p.monte_carlo_se
+                )
         if self.linkings:
             out["linking"] = [link.to_metrics() for link in self.linkings]
         if self.resolution is not None:

@@ -27,6 +27,7 @@ from cycler import cycler  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from curation.io.atomic import atomic_path  # noqa: E402
+from curation.plots._collisions import text_collisions  # noqa: E402
 from curation.plots._settings import DEFAULT_FORMATS, FIGURE_FORMATS  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common forms of
@@ -120,6 +121,9 @@ class SavedFigure:
     files: tuple[Path, ...]
     clipped: tuple[str, ...]
     """Descriptions of artists whose extent leaves the canvas (empty when nothing clips)."""
+    collisions: tuple[str, ...] = ()
+    """Texts and legends that cover another text or a data mark
+    (:func:`curation.plots._collisions.text_collisions`; empty when none does)."""
 
 
 def clipped_artists(fig: Figure, *, tolerance: float = 1.0, laid_out: bool = False) -> list[str]:
@@ -165,6 +169,22 @@ def clipped_artists(fig: Figure, *, tolerance: float = 1.0, laid_out: bool = Fal
     if suptitle is not None and outside(suptitle.get_window_extent(renderer)):
         out.append(f"suptitle {suptitle.get_text()!r}")
     return out
+
+
+def legend_outside(fig: Figure, ax: Any, *, ncols: int = 2, fontsize: float = 8) -> None:
+    """The legend of ``ax`` under the figure (constrained layout makes room), where it can
+    cover no curve or bar: a legend inside the axes hid GSM8K's ECDF, whose items sit in a
+    corner any fixed legend place also takes."""
+    handles, labels = ax.get_legend_handles_labels()
+    if labels:
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=min(ncols, len(labels)),
+            fontsize=fontsize,
+            frameon=False,
+        )
 
 
 def fit_titles(fig: Figure) -> None:
@@ -220,6 +240,7 @@ def save_figure(
         fig.draw_without_rendering()
         fit_titles(fig)
         clipped = tuple(clipped_artists(fig, laid_out=True))
+        collisions = tuple(text_collisions(fig, laid_out=True))
         # The layout is final (in figure fractions, so the same at any dpi): freeze it,
         # so each savefig below renders instead of laying the figure out once more.
         fig.set_layout_engine("none")
@@ -233,4 +254,4 @@ def save_figure(
                     fig.savefig(tmp, format=fmt, dpi=DPI, metadata=meta)
     finally:
         plt.close(fig)
-    return SavedFigure(files=files, clipped=clipped)
+    return SavedFigure(files=files, clipped=clipped, collisions=collisions)

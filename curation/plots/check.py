@@ -18,12 +18,10 @@ from curation.plots._style import (
     save_figure,
     wrap_title,
 )
+from curation.report.panel import many_models
 from curation.responses import CheckReport
 
 _WIDTH = 10.0
-LABELLED_MODELS = 120
-"""Above this many models the right panel is a curve, not one labelled bar per model: a
-leaderboard's thousands of rows would make a figure hundreds of inches tall."""
 
 
 def plot_check_overview(
@@ -35,7 +33,8 @@ def plot_check_overview(
     """Left: item success rates (all/none-solved items marked). Right: model accuracies as
     horizontal bars, one labelled row per model (the figure grows with the panel, so model
     names stay legible), coloured by whether a model reverses the accuracy order often."""
-    many = report.n_models > LABELLED_MODELS
+    # a leaderboard: a curve, not one labelled bar per model (curation.report.panel)
+    many = many_models(report.n_models)
     height = 3.4 if many else rows_height(report.n_models)
     fig, (left, right) = new_figure(1, 2, width=_WIDTH, height=height)
     fig.get_layout_engine().set(wspace=0.04)
@@ -51,23 +50,25 @@ def plot_check_overview(
             0.4 * _WIDTH,
         )
     )
-    # Above the edge bins (which hold them), so the count never sits on a bar.
-    for edge, top, n, what in (
-        (0.025, counts[0], len(report.none_solved), "none-solved"),
-        (0.975, counts[-1], len(report.all_solved), "all-solved"),
+    # At the top of the axes over the edge bins (which hold them), in headroom above the
+    # tallest bar: placed just above its own bin, a count sat on the taller bars beside it.
+    for edge, n, what in (
+        (0.0, len(report.none_solved), "none-solved"),
+        (1.0, len(report.all_solved), "all-solved"),
     ):
         if n:
             left.annotate(
                 f"{n} {what}",
-                (edge, top),
-                xytext=(0, 3),
+                (edge, 1.0),
+                xycoords=("data", "axes fraction"),
+                xytext=(0, -2),
                 textcoords="offset points",
                 ha="left" if edge < 0.5 else "right",
-                va="bottom",
+                va="top",
                 color=HIGHLIGHT,
                 fontsize=8,
             )
-    left.set_ylim(0, 1.12 * max(float(counts.max()), 1.0))
+    left.set_ylim(0, 1.22 * max(float(counts.max()), 1.0))
     if height > 5:  # a tall panel: keep the histogram a readable shape at the top
         left.set_anchor("N")
         left.set_box_aspect(0.8)

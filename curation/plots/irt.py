@@ -22,13 +22,10 @@ from curation.plots._style import (
     save_figure,
     wrap_title,
 )
+from curation.report.panel import many_models
 
 if TYPE_CHECKING:
     from curation.irt import FitResult
-
-
-LABELLED_MODELS = 120
-"""Above this many models abilities are drawn as a rug, not one labelled row per model."""
 
 
 def _title(result: FitResult, what: str) -> str:
@@ -92,7 +89,7 @@ def plot_difficulty_vs_ability(
     theta = models["theta"].to_numpy()
     n_all = items.filter(pl.col("bound") == "all-solved").height
     n_none = items.filter(pl.col("bound") == "none-solved").height
-    many = len(theta) > LABELLED_MODELS  # a leaderboard: a rug of abilities, no labels
+    many = many_models(len(theta))  # a leaderboard: a rug of abilities, no labels
     hist_h, models_h = 2.2, 0.8 if many else 0.6 + ROW_INCHES * len(theta)
     fig, (ax_b, ax_t) = new_figure(2, 1, width=6.4, height=hist_h + models_h + 0.6)
     ax_b.get_gridspec().set_height_ratios([hist_h, models_h])
@@ -100,13 +97,17 @@ def plot_difficulty_vs_ability(
     lo = min(theta.min(), free.min() if free.size else theta.min()) - 0.5
     hi = max(theta.max(), free.max() if free.size else theta.max()) + 0.5
     bins = np.linspace(lo, hi, 41)
-    ax_b.hist(free, bins=bins, color=PALETTE[0], alpha=0.85,
-              label=f"items (n={free.size}; all-solved {n_all}, none-solved {n_none})")  # fmt: skip
+    ax_b.hist(free, bins=bins, color=PALETTE[0], alpha=0.85)
     for t in (theta.min(), theta.max()):
         ax_b.axvline(t, color=HIGHLIGHT, lw=1, ls="--")
     ax_b.set_ylabel("items")
-    ax_b.set_title(wrap_title(_title(result, "difficulty vs ability"), 5.0))
-    ax_b.legend(fontsize=7, loc="upper left")
+    # what a legend over the bars said, under the title (the legend covered the bars)
+    ax_b.set_title(
+        wrap_title(_title(result, "difficulty vs ability"), 5.0)
+        + f"\nitems: n={free.size} (all-solved {n_all}, none-solved {n_none});"
+        " dashed: the panel's weakest and strongest model",
+        fontsize=8,
+    )
     if many:
         ax_t.plot(theta, np.zeros_like(theta), "|", color=HIGHLIGHT, ms=12, alpha=0.3)
         ax_t.set_yticks([])

@@ -32,6 +32,7 @@ from curation.plots._style import (
     NEUTRAL,
     PALETTE,
     SavedFigure,
+    legend_outside,
     new_figure,
     save_figure,
     wrap_title,
@@ -151,7 +152,7 @@ def plot_ecdf(
     ax.set_ylabel("cumulative share of items")
     prefix = f"{name}: " if name else ""
     ax.set_title(wrap_title(f"{prefix}DDM = {value:.3f} vs {tgt.label}", 4.4))
-    ax.legend(loc="upper left")
+    legend_outside(fig, ax)
     return save_figure(fig, path, formats=formats)
 
 

@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from curation.measure import ddm, largest_gaps, max_gap, parse_target, top_k_sum
+from curation.measure import Thresholds, ddm, largest_gaps, max_gap, parse_target, top_k_sum
 from curation.plots._style import (
     DEFAULT_FORMATS,
     HIGHLIGHT,
     NEUTRAL,
     PALETTE,
     SavedFigure,
+    legend_outside,
     new_figure,
     save_figure,
     wrap_title,
@@ -63,7 +64,7 @@ def plot_difficulty_histogram(
     ax.set_xlabel("difficulty z")
     ax.set_ylabel("share of items")
     ax.set_title(wrap_title(title or "Difficulty histogram", 5.5))
-    ax.legend(fontsize=8)
+    legend_outside(fig, ax, ncols=3)
     return save_figure(fig, path, formats=formats)
 
 
@@ -114,7 +115,9 @@ def plot_difficulty_ecdf(
         ax.set_xlabel("difficulty z")
         ax.set_ylabel("share of items with difficulty ≤ z")
         ax.set_title(wrap_title(f"against {panel.label}", 4.0))
-        ax.legend(fontsize=7, loc="upper left")
+        # under its own panel (each panel has its own target and DDMs): inside, it hid
+        # the curves of a benchmark whose items crowd one end
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     if title:
         fig.suptitle(wrap_title(title, 4.4 * n), fontsize=10)
     return save_figure(fig, path, formats=formats)
@@ -155,10 +158,12 @@ def plot_ddm_gaps(
     *,
     labels: tuple[str, str] = ("original", "filled"),
     k: int = 5,
+    thresholds: Thresholds | None = None,
     formats: Sequence[str] = DEFAULT_FORMATS,
 ) -> SavedFigure:
-    """Left: DDM, Max Gap and Top-5 Sum before and after filling. Right: the items on the
-    difficulty axis with the ``k`` largest gaps shaded, one row each."""
+    """Left: DDM, Max Gap and Top-5 Sum before and after filling, each with its flag
+    threshold (``gaps.thresholds``). Right: the items on the difficulty axis with the
+    ``k`` largest gaps shaded, one row each."""
     zb, za = _clean(before), _clean(after)
     fig, (ax_bar, ax_strip) = new_figure(1, 2, width=8.4, height=3.2)
     names = ["DDM", "Max Gap", "Top-5 Sum"]
@@ -167,11 +172,18 @@ def plot_ddm_gaps(
     width = 0.38
     for i, (label, v) in enumerate(zip(labels, vals, strict=True)):
         bars = ax_bar.bar(x + (i - 0.5) * width, v, width, label=label, color=PALETTE[i])
-        ax_bar.bar_label(bars, fmt="%.3f", fontsize=7)
-    ax_bar.axhline(0.10, color=HIGHLIGHT, linestyle="--", linewidth=0.8, label="flag 0.10")
+        ax_bar.bar_label(bars, fmt="%.3f", fontsize=7, padding=2)
+    # each measure's own flag threshold, over its own pair of bars (one line across all
+    # three put DDM's 0.10 under the Top-5 Sum, whose threshold is 0.30)
+    limits = thresholds or Thresholds()
+    for j, t in enumerate((limits.ddm, limits.max_gap, limits.top_5_sum)):
+        ax_bar.hlines(t, j - width, j + width, color=HIGHLIGHT, linestyles="--", linewidth=1.0,
+                      label="flag threshold" if j == 0 else None)  # fmt: skip
     ax_bar.set_xticks(x, names)
+    top = max(max(max(v) for v in vals), limits.top_5_sum)
+    ax_bar.set_ylim(0, 1.18 * top)  # room for the value labels above the bars
     ax_bar.set_title("Measure before / after filling")
-    ax_bar.legend(fontsize=8)
+    legend_outside(fig, ax_bar, ncols=3)
     for row, z in enumerate((zb, za)):
         y = 1 - row
         if z.size:

@@ -10,8 +10,9 @@ Layout (what the Hub's ``configs: data_files`` expects, plus local extras)::
     manifest.json                  digests, version, upload list  (local)
     release.json                   what `curate release` commits   (local)
 
-The folder is assembled beside its final place and renamed into it, so a failed build
-leaves the previous one untouched.
+The folder is assembled in the scratch area (``curation.io.atomic``) and swapped into
+place when the stage commits, so a failed or killed build leaves the previous one
+untouched, and ``dist/<benchmark>/`` then holds this build alone (as on a fresh clone).
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -33,8 +31,9 @@ import numpy as np
 import polars as pl
 
 from curation.errors import ConfigError, InputError
-from curation.io.atomic import writes_now
+from curation.io.atomic import atomic_dir, replaces_dir, writes_now
 from curation.io.tables import read_json
+from curation.measure import Thresholds
 from curation.plots import DEFAULT_FORMATS
 from curation.plots.publish import (
     ecdf_panels,
@@ -152,6 +151,8 @@ class BuildInputs:
     card: CardOptions = field(default_factory=CardOptions)
     figure_formats: tuple[str, ...] = DEFAULT_FORMATS
     """Files per card figure (``plots.format``): the PNG the card links, SVG beside it, ..."""
+    flag_thresholds: Thresholds = field(default_factory=Thresholds)
+    """``gaps.thresholds``: the line each measure of the ddm_gaps figure is flagged at."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,8 @@ class BuildResult:
     review: dict[str, Any]
     problems: list[str]
     warnings: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+    """path in the folder -> sha256 of every file the build wrote (hashed while staged)."""
 
     @property
     def publishable(self) -> bool:
@@ -188,10 +191,8 @@ class BuildResult:
             "n_problems": len(self.problems),
             "publishable": self.publishable,
             "warnings": list(self.warnings),
-            # this build's folder only: dist/<b>/ is untracked and keeps every version
-            # built here, so listing it would make a committed metric depend on leftovers
-            # (an older folder is checked against dvc.lock by `curate publish`)
-            "files": {self.dataset_dir.name: file_hashes(self.dataset_dir)},
+            # this build's folder: what `curate publish` checks the folder against
+            "files": {self.dataset_dir.name: dict(self.files)},
         }
 
     def summary(self) -> str:
@@ -547,17 +548,6 @@ def _write_shards(ds: datasets.Dataset, folder: Path, max_rows: int) -> None:
         part.to_parquet(str(folder / f"{SPLIT}-{i:05d}-of-{n:05d}.parquet"))
 
 
-def _swap_into_place(tmp: Path, final: Path) -> None:
-    old = None
-    if final.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
-        os.replace(final, old / final.name)
-    os.replace(tmp, final)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-@writes_now()  # the folder is staged and moved into place as a whole
 def build_dataset(
     inputs: BuildInputs,
     *,
@@ -613,12 +603,12 @@ def build_dataset(
         )
     final = root / dataset_dir_name(inputs.benchmark, str(ver))
 
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{ver}.tmp-", dir=root))
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes 0700; the build gets the usual mode
-    try:
+    # dist/<b>/ holds this build alone, as on a fresh clone: the folder is staged in the
+    # scratch area and swapped in, older version folders go when the stage commits (the
+    # DVC cache keeps every build dvc.lock ever recorded: `dvc checkout` brings one back)
+    replaces_dir(root)
+    # files inside the staged folder are written at once; the folder waits for the stage
+    with atomic_dir(final) as tmp, writes_now():
         configs: dict[str, dict[str, Any]] = {}
         with _quiet_datasets():
             for config, df in frames.items():
@@ -660,7 +650,13 @@ def build_dataset(
             title=f"{inputs.benchmark}: ECDF of every config against its target",
             formats=fmt,
         )
-        plot_ddm_gaps(before, after, tmp / FIGURES["ddm_gaps"], formats=fmt)
+        plot_ddm_gaps(
+            before,
+            after,
+            tmp / FIGURES["ddm_gaps"],
+            thresholds=inputs.flag_thresholds,
+            formats=fmt,
+        )
         (tmp / "README.md").write_text(
             finalize_card(card, version=str(ver), previous=previous), encoding="utf-8"
         )
@@ -695,10 +691,7 @@ def build_dataset(
         (tmp / RELEASE_CANDIDATE).write_text(
             json.dumps(candidate, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         )
-        _swap_into_place(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        staged_hashes = file_hashes(tmp)
     return BuildResult(
         benchmark=inputs.benchmark,
         version=str(ver),
@@ -710,4 +703,5 @@ def build_dataset(
         review=review,
         problems=problems,
         warnings=warnings,
+        files=staged_hashes,
     )

@@ -18,6 +18,7 @@ from curation.publish._card_resolution import resolution_lines
 from curation.publish._layout import SPLIT
 from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
 from curation.report.markdown import cell, table
+from curation.report.panel import SHOWN_EXTREMES, many_models
 from curation.schemas import load_schema
 
 VERSION_TOKEN = "@@VERSION@@"
@@ -43,6 +44,19 @@ FIGURES = {
     "ecdf": "figures/difficulty_ecdf.png",
     "ddm_gaps": "figures/ddm_gaps.png",
 }
+
+
+def _model_list(models: list[str]) -> str:
+    """Every model of a panel, or of a leaderboard (:mod:`curation.report.panel`) the
+    first and last few by name: a card of 4,000 names is not read, and grows without
+    bound."""
+    if not many_models(len(models)):
+        return ", ".join(models)
+    k = SHOWN_EXTREMES
+    return (
+        f"{len(models):,} models, by name {', '.join(models[:k])}, … "
+        f"({len(models) - 2 * k:,} more), {', '.join(models[-k:])}"
+    )
 
 
 def hub_license(spdx: str) -> dict[str, str]:
@@ -297,7 +311,7 @@ def render_card(ctx: CardContext) -> str:
     for proto in resp.get("protocols", []):
         add(f"  - protocol: {cell(json.dumps(proto, sort_keys=True))}")
     if resp.get("models"):
-        add(f"  - models: {', '.join(resp['models'])}")
+        add(f"  - models: {_model_list(resp['models'])}")
     add("")
     add("## Added items")
     add("")

@@ -81,6 +81,12 @@ def estimation_lines(
         if any_block
         else "leave-models-out cross-validation"
     )
+    sampled = any_block.get("sampled") if any_block else None
+    if any_block and sampled:  # a leaderboard: a sample of the held-out models scored
+        how = (
+            f"{any_block['folds']}-fold leave-models-out over {sampled['of']} panel models, "
+            f"{sampled['scored']} of them scored"
+        )
     lines += [
         "Run a model on a subset, then `curate estimate --subset <config>` (the benchmark's "
         "stored calibration, no refit) gives its full-benchmark score with a 90% interval: "

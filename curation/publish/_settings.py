@@ -7,6 +7,7 @@ itself (the ``…_for(benchmark)`` methods resolve the per-benchmark forms).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -77,6 +78,22 @@ class BuildSettings(Section):
     --repo-id`` recorded in releases/."""
     subsets: bool = True
     """Add the calibrated subsets (stage subsets) as configs."""
+
+    def unknown_benchmarks(self, configured: Collection[str]) -> str | None:
+        """``.<key>.<name>: why`` for the first per-benchmark mapping (version, repo_id,
+        card.pretty_name) that names no configured benchmark (a typo would be ignored)."""
+        for key, value in (
+            ("version", self.version),
+            ("repo_id", self.repo_id),
+            ("card.pretty_name", self.card.pretty_name),
+        ):
+            for name in value if isinstance(value, dict) else ():
+                if name not in configured:
+                    return (
+                        f".{key}.{name}: not a benchmark of params.yaml (benchmarks: "
+                        f"{', '.join(configured)})"
+                    )
+        return None
 
     def version_for(self, benchmark: str) -> str:
         """The version requested for ``benchmark``: "auto" or "X.Y.Z"."""

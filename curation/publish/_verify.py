@@ -5,14 +5,15 @@ parquet can edit its hash there too. The publish gate therefore compares every f
 the build folder (``disk/`` copies and the manifest included) with a record kept
 *outside* ``dist/``:
 
-1. ``metrics/build/<b>.json`` (``files``: the folder the build stage last wrote -> path
-   -> sha256), committed to git; else
-2. ``.build-records/<b>/<folder>.json``: the same hashes, written by the build that made
-   the folder (untracked, like ``dist/``: an older version built in this checkout); else
-3. ``dvc.lock``: the build stage's ``dist/<b>`` output is a directory whose listing
-   (path -> md5, every version kept) is in the DVC cache.
+1. ``dvc.lock`` (committed): the build stage's ``dist/<b>`` output is a folder whose
+   listing (path -> md5) is a content-addressed file in the DVC cache, trusted only when
+   its own md5 is the name dvc.lock gives it; else
+2. ``metrics/build/<b>.json`` (``files``: the folder the build stage wrote -> path ->
+   sha256), committed to git, and itself checked against its md5 in dvc.lock when the
+   lock records it (a stage run outside DVC has no lock).
 
-With neither, or with any difference, nothing is published.
+Nothing written beside the build counts: an older folder (``dist/<b>/`` holds the
+current build alone) or a folder edited together with any record next to it is refused.
 """
 
 from __future__ import annotations
@@ -67,78 +68,87 @@ def read_manifest(dataset_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def _from_build_metrics(dataset_dir: Path, benchmark: str) -> dict[str, str] | None:
+def _lock_outs(root: Path) -> dict[str, str]:
+    """Every output path dvc.lock records -> its md5 (empty without a readable dvc.lock)."""
+    try:
+        lock = yaml.safe_load((root / "dvc.lock").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+    return {
+        str(out.get("path", "")): str(out.get("md5") or "")
+        for stage in (lock.get("stages") or {}).values()
+        if isinstance(stage, dict)
+        for out in stage.get("outs") or []
+        if isinstance(out, dict)
+    }
+
+
+def _from_build_metrics(benchmark: str, folder: str, lock: dict[str, str]) -> dict[str, str]:
+    """path -> sha256 of ``folder`` from metrics/build/<b>.json, which must itself be the
+    one dvc.lock records (when it records one)."""
     from curation.paths import build_metrics_path
 
     path = build_metrics_path(benchmark)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        record = json.loads(data)
     except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    files = (record.get("files") or {}).get(dataset_dir.name)
-    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
-
-
-def _from_build_record(dataset_dir: Path, benchmark: str) -> dict[str, str] | None:
-    from curation.paths import build_record_path
-
-    try:
-        record = json.loads(
-            build_record_path(benchmark, dataset_dir.name).read_text(encoding="utf-8")
+        return {}
+    locked = lock.get(path.as_posix())
+    if locked and hashlib.md5(data).hexdigest() != locked:
+        raise PublishRefused(
+            f"refusing to publish: {path} differs from the one dvc.lock records (edited after "
+            f"the build?); rebuild with `dvc repro build@{benchmark}`"
         )
-    except (OSError, ValueError):
-        return None
-    files = record.get("files") if isinstance(record, dict) else None
-    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
+    files = (record.get("files") or {}).get(folder) if isinstance(record, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
 
 
-def _from_dvc_lock(dataset_dir: Path) -> dict[str, str] | None:
-    """path (relative to ``dataset_dir``) -> md5, from dvc.lock and the DVC cache."""
+def _from_dvc_lock(dataset_dir: Path, lock: dict[str, str]) -> dict[str, str]:
+    """path (relative to ``dataset_dir``) -> md5, from the folder listing dvc.lock names.
+
+    The listing is a content-addressed file in the DVC cache: it is trusted only when its
+    own md5 is the name dvc.lock gives it."""
     root = Path.cwd()
     try:
-        lock = yaml.safe_load((root / "dvc.lock").read_text(encoding="utf-8")) or {}
         target = dataset_dir.resolve().relative_to(root.resolve())
-    except (OSError, ValueError, yaml.YAMLError):
-        return None
-    for stage in (lock.get("stages") or {}).values():
-        for out in stage.get("outs") or []:
-            md5 = str(out.get("md5") or "")
-            prefix = Path(str(out.get("path", "")))
-            if not md5.endswith(".dir") or not target.is_relative_to(prefix):
-                continue
-            listing = root / ".dvc" / "cache" / "files" / "md5" / md5[:2] / md5[2:]
-            try:
-                entries = json.loads(listing.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return None
-            inner = target.relative_to(prefix).as_posix()
-            out_files = {
-                str(e["relpath"])[len(inner) + 1 :]: str(e["md5"])
-                for e in entries
-                if str(e.get("relpath", "")).startswith(inner + "/")
-            }
-            return out_files or None
-    return None
+    except ValueError:
+        return {}
+    for out_path, md5 in lock.items():
+        prefix = Path(out_path)
+        if not md5.endswith(".dir") or not target.is_relative_to(prefix) or target == prefix:
+            continue
+        listing = root / ".dvc" / "cache" / "files" / "md5" / md5[:2] / md5[2:]
+        try:
+            data = listing.read_bytes()
+            entries = json.loads(data)
+        except (OSError, ValueError):
+            return {}
+        if hashlib.md5(data).hexdigest() + ".dir" != md5 or not isinstance(entries, list):
+            return {}
+        inner = target.relative_to(prefix).as_posix()
+        return {
+            str(e["relpath"])[len(inner) + 1 :]: str(e["md5"])
+            for e in entries
+            if isinstance(e, dict) and str(e.get("relpath", "")).startswith(inner + "/")
+        }
+    return {}
 
 
 def verify_build(dataset_dir: Path, *, benchmark: str) -> str:
-    """Raise PublishRefused unless every file matches the outside record; returns its name."""
-    record, algorithm, source = _from_build_metrics(dataset_dir, benchmark), "sha256", ""
-    if record is not None:
-        source = f"metrics/build/{benchmark}.json"
-    elif (record := _from_build_record(dataset_dir, benchmark)) is not None:
-        from curation.paths import build_record_path
-
-        source = build_record_path(benchmark, dataset_dir.name).as_posix()
-    else:
-        record, algorithm, source = _from_dvc_lock(dataset_dir), "md5", "dvc.lock"
-    if record is None:
+    """Raise PublishRefused unless every file matches what dvc.lock (else the build's
+    committed metrics) records for this folder; returns the record's name."""
+    lock = _lock_outs(Path.cwd())
+    record, algorithm, source = _from_dvc_lock(dataset_dir, lock), "md5", "dvc.lock"
+    if not record:
+        record = _from_build_metrics(benchmark, dataset_dir.name, lock)
+        algorithm, source = "sha256", f"metrics/build/{benchmark}.json"
+    if not record:
         raise PublishRefused(
-            f"refusing to publish: no record of {dataset_dir} outside dist/ (neither metrics/"
-            f"build/{benchmark}.json, .build-records/ nor dvc.lock lists it); "
-            f"rebuild it with `dvc repro build@{benchmark}`"
+            f"refusing to publish: {dataset_dir} is not the build that dvc.lock or metrics/"
+            f"build/{benchmark}.json records; rebuild it with `dvc repro build@{benchmark}`, "
+            "or bring back an older build with `git checkout <commit> -- dvc.lock && "
+            f"dvc checkout build@{benchmark}`"
         )
     local = file_hashes(dataset_dir, algorithm)
     changed = sorted(rel for rel in local if record.get(rel) != local[rel])

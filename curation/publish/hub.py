@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
+import yaml
 
 from curation.errors import CurationError
 from curation.publish._checks import PublishRefused, check_publishable
@@ -89,8 +90,10 @@ def resolve_dataset_dir(dataset: str, version: str, *, dist: str | Path = "dist"
     if candidate.is_dir():
         return candidate
     raise CurationError(
-        f"no build of {dataset!r} version {version} at {candidate}; set build.version to "
-        f"{version} (or 'auto') and run `dvc repro build@{dataset}` first"
+        f"no build of {dataset!r} version {version} at {candidate} (dist/{dataset}/ holds the "
+        f"last build alone); bring back the commit that built it with `git checkout <commit> "
+        f"-- dvc.lock && dvc checkout build@{dataset}`, or set build.version to {version} "
+        f"(or 'auto') and run `dvc repro build@{dataset}`"
     )
 
 
@@ -102,6 +105,17 @@ def card_repo_id(dataset_dir: str | Path) -> str | None:
         return None
     found = re.search(r'load_dataset\("([^"]+)"', card.read_text(encoding="utf-8"))
     return found.group(1) if found else None
+
+
+def card_license(dataset_dir: str | Path) -> str | None:
+    """The ``license:`` of the built card's YAML header (None: no card or no header)."""
+    card = Path(dataset_dir) / "README.md"
+    if not card.is_file():
+        return None
+    found = re.match(r"---\n(.*?)\n---", card.read_text(encoding="utf-8"), re.S)
+    header = yaml.safe_load(found.group(1)) if found else None
+    value = header.get("license") if isinstance(header, dict) else None
+    return str(value) if value is not None else None
 
 
 def _hashes(path: Path) -> tuple[str, str, int]:
@@ -209,12 +223,23 @@ def publish(
     version: str,
     dry_run: bool = False,
     token_env: str = "HF_TOKEN",
+    allow_unknown_license: bool = False,
 ) -> PublishResult:
-    """Publish the build in ``dataset_dir`` as ``repo_id`` (a dataset repo) at ``version``."""
+    """Publish the build in ``dataset_dir`` as ``repo_id`` (a dataset repo) at ``version``.
+
+    A card whose license is ``unknown`` (what `curate benchmark add` writes when no
+    ``--license`` is given) is refused, in a dry run too, unless ``allow_unknown_license``:
+    publishing someone's items without their terms is a decision, not a default."""
     if not REPO_ID.match(repo_id):
         raise CurationError(f"--repo-id: expected ORG/NAME, got {repo_id!r}")
     root = Path(dataset_dir)
     local = check_dataset_dir(root, version=version)
+    if card_license(root) == "unknown" and not allow_unknown_license:
+        raise PublishRefused(
+            f"{root / 'README.md'}: license: unknown; set the source's license (an SPDX id "
+            "such as MIT or CC-BY-4.0) as benchmarks.<name>.license in params.yaml and "
+            "rebuild with `dvc repro`, or pass --allow-unknown-license"
+        )
     if dry_run:
         return PublishResult(repo_id, version, "dry-run", local)
     token = os.environ.get(token_env, "")

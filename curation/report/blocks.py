@@ -31,6 +31,9 @@ class Bullets:
 class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    searchable: bool = False
+    """HTML: a search box above the table that hides the rows not matching it (a
+    leaderboard's thousands of models); Markdown: a plain table."""
 
 
 @dataclass(frozen=True)

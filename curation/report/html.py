@@ -1,7 +1,9 @@
 """One self-contained HTML page from :mod:`~curation.report.blocks`.
 
-Inline CSS and relative ``<img>`` links only, no scripts: the page opens offline, with
-no CDN. Text is escaped; ``**bold**`` becomes ``<strong>``.
+Inline CSS and relative ``<img>`` links only: the page opens offline, with no CDN. The
+one script is inline, beside a searchable table (:attr:`Table.searchable`): it hides the
+rows that do not contain what is typed in the box. Text is escaped; ``**bold**``
+becomes ``<strong>``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,17 @@ import re
 from collections.abc import Sequence
 
 from curation.report.blocks import Block, Bullets, Heading, Images, Paragraph, Table
+
+SEARCH_SCRIPT = (
+    "<script>document.querySelectorAll('input.table-search').forEach(function (box) {"
+    "var rows = box.nextElementSibling.tBodies[0].rows;"
+    "box.addEventListener('input', function () {"
+    "var q = box.value.toLowerCase();"
+    "for (var i = 0; i < rows.length; i++) {"
+    "rows[i].style.display = rows[i].textContent.toLowerCase().indexOf(q) < 0 ? 'none' : '';"
+    "}});});</script>"
+)
+"""Filters a searchable table's rows by the text typed above it (case-insensitive)."""
 
 CSS = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto;
@@ -43,7 +56,14 @@ def _block(b: Block) -> list[str]:
         rows = "".join(
             "<tr>" + "".join(f"<td>{inline(c)}</td>" for c in row) + "</tr>" for row in b.rows
         )
-        return [f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"]
+        grid = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        if b.searchable:
+            box = (
+                '<input class="table-search" type="search" placeholder="search '
+                f'{len(b.rows)} rows" aria-label="search the table">'
+            )
+            return [box + grid]
+        return [grid]
     if isinstance(b, Images):
         return [
             f'<img src="{html.escape(src, quote=True)}" alt="{html.escape(alt, quote=True)}">'
@@ -55,6 +75,8 @@ def _block(b: Block) -> list[str]:
 def page(blocks: Sequence[Block], title: str, *, css: str = CSS) -> str:
     """Blocks as one HTML document titled ``title``."""
     body = [line for b in blocks for line in _block(b)]
+    if any(isinstance(b, Table) and b.searchable for b in blocks):
+        body.append(SEARCH_SCRIPT)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"

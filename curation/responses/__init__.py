@@ -7,7 +7,8 @@ check before fitting.
 * :data:`READERS` — the log formats (:class:`LogReader`: lm-eval, inspect_ai, leaderboard
   details) by ``--format`` name; :func:`read_logs` (a benchmark's table),
   :func:`read_cells` and :func:`write_long` (the interchange table) go through it.
-* :class:`ResponseMatrix`, :func:`check_matrix` — the matrix and its checks.
+* :class:`ResponseMatrix`, :func:`check_matrix` — the matrix and its checks;
+  :func:`find_model_column` — which column of a wide file names the models.
 
 Exports resolve lazily, so `curate` reads the reader table without loading numpy.
 """
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
         write_long,
     )
     from curation.responses._matrix import ResponseMatrix
+    from curation.responses._model_column import (
+        describe_column,
+        find_model_column,
+        require_model_column,
+    )
     from curation.responses._overlay import overlay, read_imports, replaces_base, write_imports
     from curation.responses._report import render_check_markdown, summary_line
     from curation.responses._settings import CheckSettings, ResponsesSettings, WarnSettings
@@ -48,6 +54,9 @@ _EXPORTS = {
     "LogOptions": "_import_logs",
     "LogReader": "_import_logs",
     "ResponseMatrix": "_matrix",
+    "describe_column": "_model_column",
+    "find_model_column": "_model_column",
+    "require_model_column": "_model_column",
     "check_matrix": "_checks",
     "import_responses": "_import",
     "log_reader": "_import_logs",
@@ -75,6 +84,9 @@ __all__ = [
     "LogReader",
     "ResponseMatrix",
     "check_matrix",
+    "describe_column",
+    "find_model_column",
+    "require_model_column",
     "import_responses",
     "log_reader",
     "overlay",

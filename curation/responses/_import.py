@@ -14,8 +14,10 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.readers import detect_format, read_frame
 from curation.params import require_file
+from curation.responses._model_column import require_model_column
 from curation.responses._settings import ResponsesSettings
-from curation.schemas import conform, validate_frame
+from curation.responses._wide import wide_cells
+from curation.schemas import conform, polars_schema, validate_frame
 
 if TYPE_CHECKING:
     from curation.benchmarks import BenchmarkSettings
@@ -29,6 +31,9 @@ PROTOCOL_FIELDS = (
     "model_revision",
 )
 _RATE_TOLERANCE = 1e-6
+MAX_COUNT = 1_000_000_000
+"""The largest n_trials / n_correct a table may hold (a count beyond it is a typo or an
+overflow, and could not be stored as a 64-bit count summed over a panel)."""
 
 
 def _row_of(mask: pl.Series) -> int:
@@ -93,14 +98,7 @@ def _numbers(
 
 def _require_model_column(df: pl.DataFrame, spec: ResponsesSettings, *, file: str) -> None:
     """Checked before the item columns: else the model column reads as an unknown item."""
-    if spec.model_column not in df.columns:
-        raise InputError(
-            f"no model column {spec.model_column!r} (columns start "
-            f"{df.columns[:3]}); set responses.model_column",
-            file=file,
-            record="header",
-            field=spec.model_column,
-        )
+    require_model_column(df, spec.model_column, file=file)
 
 
 def _wide_to_long(
@@ -242,6 +240,12 @@ def _long_to_cells(
             series.is_null(), file=file, field=field, message=lambda _i: "required value missing"
         )
         _reject(
+            (series.abs() > MAX_COUNT).fill_null(False),
+            file=file,
+            field=field,
+            message=lambda i, s=series: f"{s[i]:g} is too large (at most {MAX_COUNT:,} trials)",  # type: ignore[misc]
+        )
+        _reject(
             (series != series.round()).fill_null(False),
             file=file,
             field=field,
@@ -327,6 +331,28 @@ def _check_items(
         )
 
 
+def _compact_table(
+    cells: pl.DataFrame, benchmark: str, source: str, protocol: dict[str, Any], *, file: str
+) -> pl.DataFrame:
+    """The response table of compact cells (sorted, Enum ids), in the schema's column
+    order: constants as one-category Enums (a byte a row), absent fields as null columns;
+    :func:`curation.io.tables.write_table` writes it as the schema's types."""
+    constants: dict[str, Any] = {"benchmark": benchmark, "source": source, **protocol}
+    columns = []
+    for key in polars_schema("response"):
+        if key in cells.columns:
+            columns.append(pl.col(key))
+            continue
+        value = constants.get(key)
+        if isinstance(value, str):
+            columns.append(pl.lit(value, dtype=pl.Enum([value])).alias(key))
+        else:
+            columns.append(pl.lit(value).alias(key))
+    table = cells.select(columns)
+    validate_frame(table, "response", file=file)
+    return table
+
+
 def import_responses(
     benchmark: str,
     spec: BenchmarkSettings,
@@ -354,6 +380,20 @@ def import_responses(
     )
     file = str(path)
     fmt = detect_format(path, rs.format)
+    protocol: dict[str, Any] = {k: rs.protocol.get(k) for k in PROTOCOL_FIELDS}
+    if rs.layout == "wide":
+        fast = wide_cells(path, fmt, rs, notes=notes)
+        if fast is not None:  # valid and numeric: compact, never a per-cell string
+            cells, item_order = fast
+            _check_items(
+                pl.Series(item_order, dtype=pl.String),
+                known_items,
+                file=file,
+                items_file=items_file,
+                layout="wide",
+                field="",
+            )
+            return _compact_table(cells, benchmark, rs.source, protocol, file=file)
     df = read_frame(path, fmt)
     if df.height == 0:
         raise InputError("file is empty: no records", file=file)
@@ -376,7 +416,6 @@ def import_responses(
                 field=item_col,
             )
         cells = _long_to_cells(df, rs, file=file, notes=notes)
-    protocol: dict[str, Any] = {k: rs.protocol.get(k) for k in PROTOCOL_FIELDS}
     table = cells.with_columns(
         pl.lit(benchmark).alias("benchmark"),
         pl.lit(rs.source).alias("source"),

@@ -85,6 +85,13 @@ def overlay(base: pl.DataFrame | None, imported: pl.DataFrame | None) -> pl.Data
     if base is None:
         return imported.sort("model", "item")
     models = imported.get_column("model").unique().to_list()
+    # a compact matrix (Enum ids, small counts: curation.responses._wide) meets the
+    # imports in their (the schema's) types
+    base = base.with_columns(
+        pl.col(c).cast(imported.schema[c])
+        for c in base.columns
+        if c in imported.columns and base.schema[c] != imported.schema[c]
+    )
     kept = base.filter(~pl.col("model").is_in(models))
     return pl.concat([kept, imported], how="vertical").sort("model", "item")
 

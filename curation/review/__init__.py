@@ -16,7 +16,8 @@
   (``candidate``), which ``seed`` reads by default: the item returns as pending.
 * :func:`queue_stats`, :func:`format_stats` — queue size and reviewer throughput.
 * :func:`rebuild` — the queue database again from ``decisions.jsonl`` and the candidates.
-* :func:`load_accounts`, :func:`add_account` — reviewer accounts (hashed tokens).
+* :func:`load_accounts`, :func:`add_account`, :func:`remove_account` — reviewer accounts
+  (hashed tokens; a running server follows the file).
 
 The ``curate review`` subcommands are :mod:`curation.commands.review`.
 """
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from curation.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from curation.review._accounts import add_account, load_accounts
+    from curation.review._accounts import add_account, load_accounts, remove_account
     from curation.review._export import ExportReport, export, read_decisions, write_decisions
     from curation.review._rebuild import rebuild
     from curation.review._recalibrate import RecalibrationReport, arecalibrate, recalibrate
@@ -73,6 +74,7 @@ _EXPORTS = {
     "format_stats": "_stats",
     "is_loopback": "_serve",
     "load_accounts": "_accounts",
+    "remove_account": "_accounts",
     "queue_stats": "_stats",
     "read_candidates": "_seed",
     "read_decisions": "_export",
@@ -109,6 +111,7 @@ __all__ = [
     "format_stats",
     "is_loopback",
     "load_accounts",
+    "remove_account",
     "queue_stats",
     "read_candidates",
     "read_decisions",

@@ -2,10 +2,10 @@
 
 ``curate review export`` writes, each validated against its schema and atomically:
 
-* ``data/review/decisions.jsonl`` (schema ``decision``): the whole append-only log,
+* ``data/review/export/decisions.jsonl`` (schema ``decision``): the whole append-only log,
   sorted by (benchmark, candidate, decision_id), keys sorted — the same queue gives the
   same bytes. It is a dependency of the build stage.
-* ``data/review/accepted/<benchmark>.parquet`` (schema ``accepted_item``): every queue
+* ``data/review/export/<benchmark>.parquet`` (schema ``accepted_item``): every queue
   item whose current version has a measured z, with review_status accepted, rejected or
   pending. The build stage puts the accepted ones into the ``filled`` config.
 * ``data/review/edited/<benchmark>.parquet`` (schema ``item``, origin edited): edited

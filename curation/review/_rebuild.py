@@ -73,21 +73,26 @@ def rebuild(
     tmp = target.with_name(target.name + ".rebuild")
     for suffix in ("", "-wal", "-shm"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)
-    store = ReviewStore.create(tmp, required_reviews=config.required_reviews)
-    store.seed(first, created_by="rebuild")
-    for rec in log:
-        key = (rec["benchmark"], rec["candidate"])
-        if key not in per_item:
-            raise InputError(
-                f"decision #{rec['decision_id']} is on {key[0]}/{key[1]}, which no candidate "
-                "table holds",
-                file=str(config.decisions),
-            )
-        if store.state(*key).version < rec["version"]:
-            store.seed(per_item[key], created_by="rebuild")
-        store.replay(rec)
-    store.seed(records, created_by="rebuild")
-    items = len(store.current_versions())
+    try:
+        store = ReviewStore.create(tmp, required_reviews=config.required_reviews)
+        store.seed(first, created_by="rebuild")
+        for rec in log:
+            key = (rec["benchmark"], rec["candidate"])
+            if key not in per_item:
+                raise InputError(
+                    f"decision #{rec['decision_id']} is on {key[0]}/{key[1]}, which no candidate "
+                    "table holds",
+                    file=str(config.decisions),
+                )
+            if store.state(*key).version < rec["version"]:
+                store.seed(per_item[key], created_by="rebuild")
+            store.replay(rec)
+        store.seed(records, created_by="rebuild")
+        items = len(store.current_versions())
+    except BaseException:  # no half-built queue.sqlite.rebuild left behind
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(tmp) + suffix).unlink(missing_ok=True)
+        raise
     for suffix in ("-wal", "-shm"):
         Path(str(target) + suffix).unlink(missing_ok=True)
     os.replace(tmp, target)

@@ -19,6 +19,8 @@ from curation.review._store import ReviewStore
 from curation.review._web import LOOPBACK_NAMES, create_app
 
 MIN_TOKEN = 16
+TOKEN_PLACEHOLDER = "YOUR-REVIEWER-TOKEN"
+"""What the printed link holds where each reviewer's own token goes (one word: it stays a link)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -131,6 +133,24 @@ class ReviewServer:
         self.stop()
 
 
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+"""Bind addresses that mean "every interface": nobody can open a URL with them."""
+
+
+def open_url(host: str, port: int, *, token: str | None = None, ask_token: bool = False) -> str:
+    """The address to share: bound to every interface, this machine's name (what the
+    other reviewers can reach), not 0.0.0.0."""
+    if host in ANY_ADDRESS:
+        host = socket.gethostname() or "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    if token:
+        url += f"?token={quote(token, safe='')}"
+    elif ask_token:
+        url += f"?token={TOKEN_PLACEHOLDER}"
+    return url
+
+
 def serve(
     store: ReviewStore,
     *,
@@ -153,13 +173,15 @@ def serve(
         guidelines=guidelines,
     )
     sock = _bind(host, port)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{sock.getsockname()[1]}/"
-    if token:
-        url += f"?token={quote(token, safe='')}"
-    elif accounts and public:
-        url += "?token=<your reviewer token>"
-    print(f"review queue: {store.path}\nopen {url}\n(Ctrl+C to stop)", flush=True)
+    url = open_url(host, sock.getsockname()[1], token=token, ask_token=bool(accounts and public))
+    print(f"review queue: {store.path}\nopen {url}", flush=True)
+    if TOKEN_PLACEHOLDER in url:
+        print(
+            f"(each reviewer puts their own token, from `curate review add-reviewer`, in "
+            f"place of {TOKEN_PLACEHOLDER})",
+            flush=True,
+        )
+    print("(Ctrl+C to stop)", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -21,9 +21,14 @@ class ReviewerStats:
     first: str
     last: str
     active_hours: float
-    """Time from their first to their last decision, in hours."""
+    """Time spent deciding one item at a time, in hours: the gaps between consecutive
+    single decisions, each capped at :data:`BREAK_S` (a longer gap is a break, counted as
+    that much). Bulk decisions take no time of their own."""
     per_hour: float | None
-    """decisions / active_hours; None when that span is zero (a single decision)."""
+    """Single decisions that ended a counted gap / active_hours; None under a minute of
+    activity (one decision, or only bulk ones)."""
+    bulk: int = 0
+    """Decisions made by **Accept all… / Reject all…** (one batch id each): not in the pace."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,19 @@ class QueueStats:
         return asdict(self)
 
 
+BREAK_S = 15 * 60
+"""A gap between two decisions longer than this is a break: it counts as this long."""
+
+
+def _pace(ds: list[Decision]) -> tuple[float, float | None]:
+    """(active hours, single decisions per active hour) of one reviewer's decisions."""
+    times = sorted(_parse(d.decided_at) for d in ds if not d.batch)
+    gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:], strict=False)]
+    active = sum(min(g, BREAK_S) for g in gaps)
+    per_hour = round(len(gaps) / (active / 3600), 2) if active >= 60 else None
+    return round(active / 3600, 4), per_hour
+
+
 def _parse(ts: str) -> datetime:
     return datetime.fromisoformat(ts.replace("Z", "+00:00"))
 
@@ -67,8 +85,7 @@ def queue_stats(store: ReviewStore) -> QueueStats:
         per.setdefault(d.reviewer, []).append(d)
     reviewers = []
     for name, ds in sorted(per.items()):
-        times = sorted(_parse(d.decided_at) for d in ds)
-        hours = (times[-1] - times[0]).total_seconds() / 3600
+        hours, per_hour = _pace(ds)
         reviewers.append(
             ReviewerStats(
                 reviewer=name,
@@ -76,8 +93,9 @@ def queue_stats(store: ReviewStore) -> QueueStats:
                 by_decision=dict(sorted(Counter(d.decision for d in ds).items())),
                 first=min(d.decided_at for d in ds),
                 last=max(d.decided_at for d in ds),
-                active_hours=round(hours, 4),
-                per_hour=round(len(ds) / hours, 2) if hours > 0 else None,
+                active_hours=hours,
+                per_hour=per_hour,
+                bulk=sum(1 for d in ds if d.batch),
             )
         )
     pairs, groups = agreement(decisions)
@@ -108,12 +126,21 @@ def format_stats(stats: QueueStats) -> str:
         lines.append("reviewers:")
         width = max(len(r.reviewer) for r in stats.reviewers)
         for r in stats.reviewers:
-            pace = f"{r.per_hour:.1f}/h" if r.per_hour is not None else "n/a (one moment)"
-            kinds = ", ".join(f"{k} {n}" for k, n in r.by_decision.items())
-            lines.append(
-                f"  {r.reviewer:<{width}}  {r.decisions:>4} decision(s) ({kinds}); "
-                f"{pace} over {r.active_hours:.2f} h active ({r.first} .. {r.last})"
+            pace = (
+                f"{r.per_hour:.1f}/h over {r.active_hours:.2f} h active"
+                if r.per_hour is not None
+                else "pace n/a (under a minute of one-by-one reviewing)"
             )
+            kinds = ", ".join(f"{k} {n}" for k, n in r.by_decision.items())
+            bulk = f", {r.bulk} in bulk" if r.bulk else ""
+            lines.append(
+                f"  {r.reviewer:<{width}}  {r.decisions:>4} decision(s) ({kinds}{bulk}); "
+                f"{pace} ({r.first[:16]} .. {r.last[:16]})"
+            )
+        lines.append(
+            f"  (active time: the gaps between decisions; a pause over {BREAK_S // 60} min "
+            f"counts as {BREAK_S // 60} min)"
+        )
     else:
         lines.append("reviewers: none yet")
     lines.append(

@@ -408,7 +408,16 @@ def _version(row: sqlite3.Row) -> Version:
     )
 
 
+PRIORITY = (
+    "CASE WHEN json_extract(v.record, '$.selected') THEN "
+    "(CASE WHEN json_extract(v.record, '$.method') = 'benchfill' THEN 0 ELSE 1 END) "
+    "ELSE 2 END"
+)
+"""The queue's default order: the items BenchFill selected for insertion (what a published
+dataset adds), then the other methods' selections (the baseline's), then the rest."""
+
 SORTS = {
+    "priority": PRIORITY,
     "candidate": "i.candidate",
     "benchmark": "i.benchmark",
     "distance": "abs(v.z - v.target_z)",
@@ -702,7 +711,7 @@ class ReviewStore:
         reviewer: str | None = None,
         needs: str | None = None,
         max_distance: float | None = None,
-        sort: str = "candidate",
+        sort: str = "priority",
         descending: bool = False,
         limit: int = 500,
         offset: int = 0,
@@ -733,7 +742,7 @@ class ReviewStore:
             "AND v.candidate = i.candidate AND v.version = i.version "
             f"LEFT JOIN decisions d ON d.id = i.last_decision {clause}"
         )
-        order = SORTS.get(sort, SORTS["candidate"])
+        order = SORTS.get(sort, SORTS["priority"])
         direction = "DESC" if descending else "ASC"
         with self._read() as conn:
             total = conn.execute(f"SELECT count(*) {base}", args).fetchone()[0]
@@ -812,20 +821,44 @@ class ReviewStore:
     def next_item(
         self, benchmark: str, candidate: str, *, status: str = "pending"
     ) -> tuple[str, str] | None:
-        """The next item with ``status`` after this one (wrapping around), if any."""
+        """The next item with ``status`` after this one in the queue's default order
+        (selected for insertion first, then benchmark and id), wrapping around."""
         with self._read() as conn:
-            row = conn.execute(
-                "SELECT benchmark, candidate FROM items WHERE status = ? AND "
-                "(benchmark, candidate) > (?, ?) ORDER BY benchmark, candidate LIMIT 1",
+            rows = conn.execute(
+                f"SELECT {PRIORITY}, i.benchmark, i.candidate, i.status FROM items i "
+                "JOIN versions v ON v.benchmark = i.benchmark AND v.candidate = i.candidate "
+                "AND v.version = i.version WHERE i.status = ? OR (i.benchmark = ? AND "
+                "i.candidate = ?) ORDER BY 1, 2, 3",
                 (status, benchmark, candidate),
-            ).fetchone()
-            if row is None:
-                row = conn.execute(
-                    "SELECT benchmark, candidate FROM items WHERE status = ? AND NOT "
-                    "(benchmark = ? AND candidate = ?) ORDER BY benchmark, candidate LIMIT 1",
-                    (status, benchmark, candidate),
-                ).fetchone()
-        return (row[0], row[1]) if row else None
+            ).fetchall()
+        keys = [(r[0], r[1], r[2]) for r in rows if r[3] == status]
+        here = next(
+            ((r[0], r[1], r[2]) for r in rows if (r[1], r[2]) == (benchmark, candidate)), None
+        )
+        after = [k for k in keys if here is None or k > here]
+        before = [k for k in keys if here is not None and k < here]
+        nxt = after or before
+        return (nxt[0][1], nxt[0][2]) if nxt else None
+
+    def progress(self, reviewer: str) -> tuple[int, int]:
+        """(items this reviewer has a standing vote on, items open to review): what the
+        page shows as "12 of 40 decided by you". An undone vote does not count; items
+        waiting for calibration are not open to review."""
+        with self._read() as conn:
+            total = conn.execute(
+                "SELECT count(*) FROM items WHERE status != 'needs-calibration'"
+            ).fetchone()[0]
+            rows = conn.execute(
+                "SELECT d.benchmark, d.candidate, d.decision, d.id, "
+                "(SELECT count(*) FROM decisions r WHERE r.decision = 'reverted' "
+                "AND r.reverts = d.id) FROM decisions d JOIN items i ON i.benchmark = "
+                "d.benchmark AND i.candidate = d.candidate AND i.status != "
+                "'needs-calibration' WHERE d.reviewer = ? AND d.decision IN "
+                "('accepted', 'rejected')",
+                (reviewer,),
+            ).fetchall()
+        decided = {(r[0], r[1]) for r in rows if not r[4]}
+        return len(decided), total
 
     def decisions(self) -> list[Decision]:
         """The whole decision log, in log order."""
@@ -1043,8 +1076,9 @@ class ReviewStore:
         if decision == "accepted" and not current.measured:
             raise ReviewError(
                 f"cannot accept version {version}: it has no measured difficulty yet "
-                "(an edited item goes back to calibration; re-seed after it is "
-                "calibrated, then accept)"
+                "(send it to calibration: an edit, or the unchanged text of a candidate the "
+                "judge rejected before it was measured; then `curate review export`, "
+                "`curate review recalibrate`, `curate review seed`, and accept)"
             )
         if decision == "accepted" and current.judge == "fail":
             if not comment:
@@ -1062,7 +1096,12 @@ class ReviewStore:
                 raise ReviewError(f"edited text is longer than {MAX_TEXT} characters")
             if new_a == "" and current.answer is None:
                 new_a = None
-            if text_hash(new_q, new_a) == current.text_hash:
+            # An unchanged "edit" of a version that was never measured (BenchFill's judge
+            # rejected it before calibration) is a request to measure it: the only way to
+            # give such a candidate a difficulty, and so to accept it overruling the judge.
+            if text_hash(new_q, new_a) == current.text_hash and (
+                current.measured or current.origin == "edit"
+            ):
                 raise ReviewError("the edit changes nothing: change the question or answer")
             new_version = version + 1
         rec = {
@@ -1261,6 +1300,12 @@ class ReviewStore:
                 raise ReviewError(f"no batch {batch!r} in the decision log")
             if rows[0]["decision"] == "reverted":
                 raise ReviewError(f"batch {batch!r} is an undo; undo is not undone")
+            authors = sorted({str(r["reviewer"]) for r in rows})
+            if role != "adjudicator" and authors != [reviewer]:
+                raise ReviewError(
+                    f"batch {batch!r} was made by {', '.join(authors)}: a reviewer undoes only "
+                    "their own batches (an adjudicator any)"
+                )
             done = {
                 r[0]
                 for r in conn.execute(

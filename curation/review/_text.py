@@ -24,6 +24,30 @@ _MATH = re.compile(
     re.DOTALL,
 )
 _WORDS = re.compile(r"\s+|[^\s]+")
+MAX_MATH_DEPTH = 12
+"""Deepest brace nesting (``\\frac{\\frac{…}}``) rendered as math; deeper TeX is shown as
+its source: a 300-deep ``\\frac`` froze the reviewer's tab in KaTeX's layout."""
+MAX_MATH_CHARS = 2000
+"""Longest formula rendered as math (longer ones are shown as source)."""
+
+
+def renderable(tex: str) -> bool:
+    """Whether KaTeX may lay ``tex`` out: its brace depth and length are bounded."""
+    if len(tex) > MAX_MATH_CHARS:
+        return False
+    depth = deepest = 0
+    escaped = False
+    for ch in tex:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "}":
+            depth -= 1
+    return deepest <= MAX_MATH_DEPTH
 
 
 @dataclass(frozen=True)
@@ -43,7 +67,10 @@ def _tokens(text: str) -> list[Segment]:
         out.extend(Segment(w) for w in _WORDS.findall(text[pos : m.start()]))
         kind = m.lastgroup or ""
         tex = next(m.group(g) for g in ("dd_tex", "bk_tex", "pr_tex", "il_tex") if m.group(g))
-        out.append(Segment(tex, math=True, display=kind in ("dd", "bk")))
+        if renderable(tex):
+            out.append(Segment(tex, math=True, display=kind in ("dd", "bk")))
+        else:  # the source, as text: too deep or long for the browser to lay out
+            out.extend(Segment(w) for w in _WORDS.findall(m.group(0)))
         pos = m.end()
     out.extend(Segment(w) for w in _WORDS.findall(text[pos:]))
     return out

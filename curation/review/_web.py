@@ -89,6 +89,15 @@ class Session:
     """Set when a reviewer token authenticated this browser: the name is locked."""
     flash: tuple[str, str] | None = None
     seen: float = field(default_factory=time.monotonic)
+    trail: list[tuple[str, str]] = field(default_factory=list)
+    """Item pages this browser opened, oldest first (the last 50): `p` goes back."""
+
+    def visit(self, benchmark: str, candidate: str) -> tuple[str, str] | None:
+        """Record an item page visit; the item opened before it (for `p`), if any."""
+        key = (benchmark, candidate)
+        if not self.trail or self.trail[-1] != key:
+            self.trail = [*self.trail[-49:], key]
+        return next((k for k in reversed(self.trail[:-1]) if k != key), None)
 
     def pop_flash(self) -> tuple[str, str] | None:
         flash, self.flash = self.flash, None
@@ -200,9 +209,9 @@ def create_app(
             query_token = request.query_params.get("token")
 
             def valid(p: str | None) -> bool:
-                return (token is not None and not accounts and _same(p, token)) or (
-                    accounts.by_token(p) is not None
-                )
+                # the shared --token and every account's own token (the users file is
+                # read again when it changes: a rotated or removed token fails at once)
+                return (token is not None and _same(p, token)) or (accounts.by_token(p) is not None)
 
             good = next((p for p in presented if valid(p)), None)
             if good is not None:
@@ -235,6 +244,8 @@ def create_app(
             new_sid, sess = sessions.new()
         if account is not None:  # the token names the reviewer, whatever the session says
             sess.reviewer = sess.account = account.name
+        elif need_auth and sess.account is not None:  # signed in by a token no longer shown
+            sess.reviewer = sess.account = None
         request.state.session = sess
         response = await call_next(request)
         response.headers.update(_HEADERS)
@@ -255,12 +266,17 @@ def create_app(
             has_guidelines=guidelines_html is not None,
             flash=sess.pop_flash(),
             path=request.url.path,
+            progress=store.progress(sess.reviewer) if sess.reviewer else None,
             **ctx,
         )
         return HTMLResponse(html, status_code=status)
 
     def role_of(sess: Session) -> str:
-        return accounts.role_of(sess.account or sess.reviewer)
+        if sess.account is not None:
+            return accounts.role_of(sess.account)
+        # a shared token names nobody: its sessions review, whatever name they type; on
+        # 127.0.0.1 without tokens the name typed takes its account's role (local trust)
+        return "reviewer" if need_auth else accounts.role_of(sess.reviewer)
 
     async def form_with_csrf(request: Request) -> Any:
         form = await request.form()
@@ -320,7 +336,7 @@ def create_app(
         page = max(1, page)
         rows, total = store.queue(
             **kw,
-            sort=filters["sort"] or "candidate",
+            sort=filters["sort"] or "priority",
             descending=bool(filters["desc"]),
             limit=PAGE_SIZE,
             offset=(page - 1) * PAGE_SIZE,
@@ -450,6 +466,7 @@ def create_app(
         rates = [p.rate for p in panel if p.rate is not None]
         mrec = measured.record if measured else {}
         nxt = store.next_item(benchmark, candidate)
+        prev = request.state.session.visit(benchmark, candidate)
         return render(
             request,
             "item.html",
@@ -479,6 +496,7 @@ def create_app(
             ),
             lineage=pretty_json(rec.get("lineage")),
             next_item=nxt,
+            prev_item=prev,
             decisions=DECISIONS,
             guidelines=guidelines_html,
             panel_collapsed=len(panel) > PANEL_OPEN,
@@ -495,7 +513,10 @@ def create_app(
     @app.get("/item/{benchmark}/{candidate:path}", response_class=HTMLResponse)
     def item(request: Request, benchmark: str, candidate: str) -> HTMLResponse:
         try:
-            return item_page(request, benchmark, candidate)
+            page = item_page(request, benchmark, candidate)
+            if request.headers.get("HX-Request"):  # reached by a decision's redirect
+                page.headers["HX-Push-Url"] = request.url.path
+            return page
         except ItemNotFound as exc:
             return render(request, "message.html", status=404, title="Not found", message=str(exc))
 
@@ -510,6 +531,8 @@ def create_app(
             sess.flash = ("error", f"signed in by token as {sess.account}: the name is fixed")
         elif not name or len(name) > MAX_REVIEWER:
             sess.flash = ("error", f"a reviewer name has 1 to {MAX_REVIEWER} characters")
+        elif need_auth and accounts.named(name) is not None:
+            sess.flash = ("error", f"{name} has an account: sign in with {name}'s own token")
         else:
             sess.reviewer = name
             sess.flash = ("ok", f"reviewing as {name}")
@@ -570,6 +593,12 @@ def create_app(
             text += " (overruling the judge)"
         if saved.new_version:
             text += f"; version {saved.new_version} goes back to calibration"
+        # accepted or rejected: on to the next pending item (`p` comes back); an edit
+        # stays, to show the new version
+        nxt = None if saved.new_version else store.next_item(benchmark, candidate)
+        if nxt is not None:
+            text += f" on {benchmark}/{candidate}; next pending item (p: back)"
+            benchmark, candidate = nxt
         sess.flash = ("ok", text + ".")
         url = f"/item/{quote(benchmark, safe='')}/{quote(candidate, safe='')}"
         return RedirectResponse(url, status_code=303)

@@ -13,7 +13,6 @@ import pytest
 
 from curation.estimate import (
     EstimationSettings,
-    ItemBank,
     Observed,
     estimate,
     make_folds,
@@ -25,25 +24,13 @@ from curation.estimate import (
     validate,
 )
 from curation.estimate._validate import conformal_scale, conformal_score, cross_conformal
-from curation.irt import fit
-from curation.subsets import model_scores
 from tests.estimate._world import world
 
 FAST = EstimationSettings(draws=1000, random_draws=4)
 
 
-@pytest.fixture(scope="module")
-def bank_and_test() -> tuple[ItemBank, pl.DataFrame]:
-    resp = world("1pl")
-    models = sorted(resp["model"].unique().to_list())
-    train = resp.filter(pl.col("model").is_in(models[:120]))
-    bank = ItemBank.from_fit(fit(train, model="1pl"), benchmark="sim")
-    bank = bank.with_panel_scores(model_scores(train))
-    return bank, resp.filter(pl.col("model").is_in(models[120:]))
-
-
-def test_next_items_are_unseen_distinct_deterministic_and_allowed(bank_and_test) -> None:
-    bank, test = bank_and_test
+def test_next_items_are_unseen_distinct_deterministic_and_allowed(bank_1pl) -> None:
+    bank, test = bank_1pl
     one = test.filter(pl.col("model") == "m130")
     start = select("adaptive", bank, 60, seed=1)
     assert start.m == 20 and start.total == 60 and start.block == 10 and start.adaptive
@@ -58,10 +45,10 @@ def test_next_items_are_unseen_distinct_deterministic_and_allowed(bank_and_test)
         next_items(bank, obs, 0)
 
 
-def test_next_items_target_the_models_own_ability(bank_and_test) -> None:
+def test_next_items_target_the_models_own_ability(bank_1pl) -> None:
     """A model that solved the 15 hardest items gets hard items next, one that failed the
     15 easiest gets easy items: the chosen items' mean b is in the matching quartile."""
-    bank, _ = bank_and_test
+    bank, _ = bank_1pl
     order = np.argsort(bank.b)
     easy, hard = order[:15], order[-15:]
     for solved, target in ((hard, "strong"), (easy, "weak")):
@@ -76,8 +63,8 @@ def test_next_items_target_the_models_own_ability(bank_and_test) -> None:
             assert mean_b < np.quantile(bank.b, 0.25)
 
 
-def test_an_adaptive_test_answers_exactly_its_budget(bank_and_test) -> None:
-    bank, test = bank_and_test
+def test_an_adaptive_test_answers_exactly_its_budget(bank_1pl) -> None:
+    bank, test = bank_1pl
     one = test.filter(pl.col("model") == "m140")
     full = observed_of(bank, one)
     start = select("adaptive", bank, 50, seed=0, start=15, block=7)
@@ -136,8 +123,8 @@ def test_cross_conformal_intervals_hold_their_level_on_exchangeable_models() -> 
     assert 0.88 <= cover <= 0.92 and scale == pytest.approx(2.0, rel=0.08)
 
 
-def test_an_interval_scale_widens_both_sides_around_the_estimate(bank_and_test) -> None:
-    bank, test = bank_and_test
+def test_an_interval_scale_widens_both_sides_around_the_estimate(bank_1pl) -> None:
+    bank, test = bank_1pl
     part = test.filter((pl.col("model") == "m125") & pl.col("item").is_in(list(bank.items[:50])))
     plain = estimate(bank, part, settings=FAST)
     wide = estimate(bank, part, settings=FAST, interval_scale=1.5)
@@ -157,3 +144,50 @@ def test_adaptive_is_not_a_fixed_subset_design() -> None:
 
     with pytest.raises(ValidationError, match="adaptive test is not a fixed subset"):
         EstimationSettings(design="adaptive")
+
+
+@pytest.mark.parametrize(
+    "design", ["random", "anchor", "stratified", "information", "quantile", "adaptive"]
+)
+def test_a_design_depends_on_the_items_not_on_their_listing_order(bank_1pl, design) -> None:
+    """The same calibration listed in another order (a fit or a library version may list
+    items differently) gives the same subset: draws and ties follow the item ids."""
+    from dataclasses import replace
+
+    bank, test = bank_1pl
+    rev = np.arange(bank.n_items)[::-1]
+    shuffled = replace(
+        bank, items=tuple(bank.items[i] for i in rev), b=bank.b[rev].copy(), a=bank.a[rev].copy()
+    )
+    a = select(design, bank, 40, seed=3, responses=test)
+    b = select(design, shuffled, 40, seed=3, responses=test)
+    assert set(a.items) == set(b.items)
+    if a.weights is not None and b.weights is not None:
+        assert a.weight_map() == pytest.approx(b.weight_map())
+    one = test.filter(pl.col("model") == "m133")
+    obs_a = observed_of(bank, one.filter(pl.col("item").is_in(list(a.items))))
+    obs_b = observed_of(shuffled, one.filter(pl.col("item").is_in(list(a.items))))
+    next_a = [bank.items[i] for i in next_items(bank, obs_a, 10)]
+    next_b = [shuffled.items[i] for i in next_items(shuffled, obs_b, 10)]
+    assert next_a == next_b
+
+
+@pytest.mark.parametrize("design", ["random", "stratified", "information", "adaptive"])
+def test_a_design_does_not_move_with_the_fits_last_bits(bank_1pl, design) -> None:
+    """b perturbed by 1e-9 logits (what another BLAS kernel or library version leaves of
+    a fit) gives the same subset: items tied in b stay tied, broken by the seeded draw."""
+    from dataclasses import replace
+
+    bank, _ = bank_1pl
+    noise = np.random.default_rng(5).normal(0.0, 1e-9, bank.n_items)
+    nudged = replace(bank, b=bank.b + noise)
+    assert select(design, bank, 40, seed=2).items == select(design, nudged, 40, seed=2).items
+
+
+def test_tie_keys_and_argmin_tied_treat_noise_as_ties() -> None:
+    from curation.estimate._bank import argmin_tied, tie_keys
+
+    x = np.array([0.3, 0.1 + 1e-12, 0.1, 0.2, 0.1 - 1e-12])
+    assert tie_keys(x).tolist() == [2, 0, 0, 1, 0]
+    assert argmin_tied(np.array([2.0, 1.0 + 1e-14, 1.0, 3.0])) == 1
+    assert argmin_tied(np.array([2.0, 1.1, 1.0, 3.0])) == 2

@@ -23,18 +23,6 @@ from tests.estimate._world import world
 FAST = EstimationSettings(draws=1000, random_draws=1)
 
 
-@pytest.fixture(scope="module")
-def bank_1pl() -> tuple[ItemBank, pl.DataFrame]:
-    """A bank calibrated on 120 models; 30 held-out models' responses beside it."""
-    resp = world("1pl")
-    models = sorted(resp["model"].unique().to_list())
-    train, test = models[:120], models[120:]
-    result = fit(resp.filter(pl.col("model").is_in(train)), model="1pl")
-    bank = ItemBank.from_fit(result, benchmark="sim")
-    bank = bank.with_panel_scores(model_scores(resp.filter(pl.col("model").is_in(train))))
-    return bank, resp.filter(pl.col("model").is_in(test))
-
-
 @pytest.mark.parametrize("design", ["random", EstimationSettings().design])
 @pytest.mark.parametrize("irt_model", ["1pl", "2pl"])
 def test_held_out_interval_coverage_is_near_nominal(irt_model: str, design: str) -> None:

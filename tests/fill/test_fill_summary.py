@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from curation.paths import fill_metrics_path
-from curation.summary import fill_table
+from curation.summary import fill_items_table, fill_table
 
 
 def _method(red: float, true_red: float | None, dev: float, true_dev: float | None) -> dict:
@@ -36,18 +36,23 @@ def test_simulated_runs_print_estimated_and_true_rows(tmp_path, monkeypatch):
         metrics = {"source": "simulated" if true else "collected", "insertions": 3}
         metrics |= {"top_3_before": 0.17, "true": true, "methods": methods}
         path.write_text(json.dumps(metrics))
-    text = fill_table(["sim", "real"])
-    lines = text.splitlines()
+    lines = fill_table(["sim", "real"]).splitlines()
     assert "z" in lines[0].split()
     sim = [ln for ln in lines if ln.startswith("sim")]
     assert len(sim) == 1 and "estimated" in sim[0] and "-12.5%" in sim[0]
-    assert "0.0210 ± 0.0120" in sim[0] and "1/3" in sim[0]
     true_row = lines[lines.index(sim[0]) + 1]
     assert "true (sim.)" in true_row and "-20.0%" in true_row and "-30.0%" in true_row
-    assert "0.0060" in true_row
     real = [ln for ln in lines if ln.startswith("real")]
     assert "estimated" in real[0]
     assert not any("true" in ln for ln in lines[lines.index(real[0]) :])  # no truth to show
+
+    items = fill_items_table(["sim", "real"]).splitlines()
+    sim = [ln for ln in items if ln.startswith("sim")]
+    assert len(sim) == 1 and "0.0210 ± 0.0120" in sim[0] and "1/3" in sim[0]
+    true_row = items[items.index(sim[0]) + 1]
+    assert "true (sim.)" in true_row and "0.0060" in true_row
+    real = [ln for ln in items if ln.startswith("real")]
+    assert not any("true" in ln for ln in items[items.index(real[0]) :])
 
 
 def test_a_run_with_intervals_prints_the_posterior_median_and_its_interval(tmp_path, monkeypatch):

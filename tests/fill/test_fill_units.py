@@ -158,9 +158,9 @@ def test_journal_round_trip_torn_tail_and_fingerprint(tmp_path):
     assert frame["item"].to_list() == ["c1", "c2"] and frame["origin"].unique().to_list() == [
         "candidate"
     ]
-    j3 = Journal(path, "fp2")  # params changed: start afresh, keep the old one aside
+    j3 = Journal(path, "fp2")  # params changed: start afresh, nothing kept beside it
     assert j3.restarted and j3.round("benchfill", 0, 1) is None
-    assert (tmp_path / "journal.jsonl.stale").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir() if "journal" in p.name) == ["journal.jsonl"]
 
 
 # ---- validity -------------------------------------------------------------------------------

@@ -118,9 +118,10 @@ def test_text_free_stages_run_and_text_stages_skip(project, capsys):
     assert pl.read_parquet(root / "data/fill/lb/candidates.parquet").height == 0
     assert pl.read_parquet(root / "data/judged/lb.parquet").height == 0
     assert (root / "plots/fill/lb.png").is_file() and (root / "dist/lb").is_dir()
-    assert run_stage(["headline", "--benchmark", "lb"]) == 0
-    headline = json.loads((root / "metrics/headline/lb.json").read_text())
-    assert headline["fill_top3_pct"] is None and headline["n"] == N_ITEMS
+    assert run_stage(["fill", "--benchmark", "lb2"]) == 0
+    assert run_stage(["headline"]) == 0
+    headline = json.loads((root / "metrics/headline.json").read_text())
+    assert headline["lb"]["fill_pct"] is None and headline["lb"]["ddm"] is not None
 
     # the difficulties are measured: they order the items as the truth does
     difficulty = pl.read_parquet(root / "data/difficulty/lb.parquet").sort("item")

@@ -25,6 +25,9 @@ from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from tests.packaging.test_lock import pinned_here
 
 pytestmark = pytest.mark.packaging
 
@@ -206,3 +209,33 @@ def test_installed_wheel_validates_from_an_empty_folder(
     # The console script works from the wheel too.
     curate = venv / ("Scripts/curate.exe" if os.name == "nt" else "bin/curate")
     assert "usage" in _run([curate, "--help"], cwd=empty, env=env).stdout.lower()
+
+
+def test_wheel_keeps_ranges_that_the_lock_satisfies(wheel: Path) -> None:
+    """Library users get the ranges, not the lock's pins, and the lock lies inside them."""
+    with zipfile.ZipFile(wheel) as zf:
+        (meta,) = (n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        lines = zf.read(meta).decode().splitlines()
+    requires = [
+        Requirement(line.split(":", 1)[1]) for line in lines if line.startswith("Requires-Dist:")
+    ]
+    assert len(requires) >= 20
+    pins = pinned_here(REPO / "requirements" / "test.txt")
+    for req in requires:
+        assert all(s.operator != "==" for s in req.specifier), f"the wheel pins {req}"
+        extra = next(
+            (
+                e
+                for e in ("dev", "bayes", "inspect", "bench")
+                if req.marker and req.marker.evaluate({"extra": e})
+            ),
+            "",
+        )
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        if extra == "bench":
+            continue
+        version = pins[canonicalize_name(req.name)]
+        assert req.specifier.contains(version, prereleases=True), (
+            f"lock {req.name}=={version} vs {req}"
+        )

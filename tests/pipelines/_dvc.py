@@ -50,7 +50,7 @@ class BuiltRepo:
 
     path: Path
     first_repro: str
-    """What that first `dvc repro` printed (which stages ran)."""
+    """What that first `dvc repro` printed, stdout then stderr (which stages ran, warnings)."""
 
 
 PER_BENCHMARK = ("ingest", "responses", "check", "annotate", "fill", "judge", "subsets", "build")
@@ -130,4 +130,8 @@ def write_dvc_project(root: Path) -> Path:
     curate(root, "review", "export")
     dvc(root, "init", "-q")
     dvc(root, "config", "core.analytics", "false")
+    # what `dvc plots show` renders with: the ECDF template and the page template
+    shutil.copytree(REPO / ".dvc" / "plots", root / ".dvc" / "plots")
+    shutil.copytree(REPO / "vendor", root / "vendor")
+    dvc(root, "config", "plots.html_template", "../vendor/dvc-plots/template.html")
     return root

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_once, shared_tmp
-from tests.pipelines._dvc import BuiltRepo, copy_repo, dvc, run, write_dvc_project
+from tests.pipelines._dvc import BuiltRepo, copy_repo, run, write_dvc_project
 
 
 def _build(folder: Path) -> None:
     root = write_dvc_project(folder / "repo")
-    first = dvc(root, "repro")
+    proc = run(root, "dvc", "repro")
+    first = proc.stdout + proc.stderr  # DVC's warnings go to stderr
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-q", "-m", "baseline")
     (folder / "first-repro.txt").write_text(first)

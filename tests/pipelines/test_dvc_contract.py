@@ -98,8 +98,9 @@ def test_import_and_benchmark_add_then_one_repro(repo: Path, tmp_path: Path):
 
     before = {
         name: (repo / "metrics" / name).read_text()
-        for name in ("subsets/toy2.json", "headline/toy2.json", "build/toy2.json")
+        for name in ("subsets/toy2.json", "build/toy2.json")
     }
+    toy2_headline = json.loads((repo / "metrics/headline.json").read_text())["toy2"]
     _add_toy3(repo, tmp_path / "incoming")
 
     out = dvc(repo, "repro")
@@ -111,7 +112,8 @@ def test_import_and_benchmark_add_then_one_repro(repo: Path, tmp_path: Path):
     assert responses.height == 24  # added, nothing replaced
     assert "org/new" in (repo / "data/calibration/toy.json").read_text()
 
-    assert (repo / "metrics/headline/toy3.json").is_file()
+    headline = json.loads((repo / "metrics/headline.json").read_text())
+    assert set(headline) == {"toy", "toy2", "toy3"} and headline["toy2"] == toy2_headline
     assert (repo / "dist/toy3/toy3-1.0.0/README.md").is_file()
     for name, text in before.items():
         assert (repo / "metrics" / name).read_text() == text, name
@@ -137,10 +139,10 @@ def test_import_and_benchmark_add_then_one_repro(repo: Path, tmp_path: Path):
 @pytest.mark.long(seconds=30)
 def test_metrics_in_git_and_remote_round_trip(repo: Path, tmp_path: Path):
     shown = dvc(repo, "metrics", "show")
-    assert "metrics/headline/toy.json" in shown and "max_gap" in shown
+    assert "metrics/headline.json" in shown and "toy.ddm" in shown
     assert max(len(line) for line in shown.splitlines()) <= 200
     tracked = run(repo, "git", "ls-files", "metrics", "plots").stdout.split()
-    assert "metrics/headline/toy.json" in tracked and "plots/gaps-data/ecdf.csv" in tracked
+    assert "metrics/headline.json" in tracked and "plots/gaps-data/ecdf.csv" in tracked
 
     # push every cached output to a local remote, pull it into a second clone
     remote = tmp_path / "remote"
@@ -155,7 +157,7 @@ def test_metrics_in_git_and_remote_round_trip(repo: Path, tmp_path: Path):
 
 
 def _headline(row: dict) -> dict:
-    return row["data"]["metrics"]["metrics/headline/toy.json"]["data"]
+    return row["data"]["metrics"]["metrics/headline.json"]["data"]["toy"]
 
 
 @pytest.mark.long(seconds=55)
@@ -169,7 +171,7 @@ def test_experiment_show_and_metrics_diff(repo: Path):
     on this toy: the panel's ability range equals the items' b range, z = 0, ½, ½, 1 either
     way, so `dvc metrics diff` rightly prints nothing -- what an earlier test ran into.)"""
     out = dvc(repo, "exp", "run", "-n", "beta-first", "-S", "gaps.targets=['beta(2, 2)',uniform]")
-    assert ran(out) == {"gaps", "headline@toy", "headline@toy2"}
+    assert ran(out) == {"gaps", "headline"}
     table = json.loads(dvc(repo, "exp", "show", "--json"))
     rows = [
         row
@@ -180,17 +182,36 @@ def test_experiment_show_and_metrics_diff(repo: Path):
     assert len(rows) >= 3 and any(row.get("name") == "beta-first" for row in rows)
     for row in rows:
         data = _headline(row)
-        assert isinstance(data["ddm"], float) and isinstance(data["max_gap"], float)
+        assert isinstance(data["ddm"], float) and isinstance(data["top3"], float)
     (exp,) = (row for row in rows if row.get("name") == "beta-first")
     (baseline,) = (entry for entry in table if entry["rev"] != "workspace")
     assert _headline(exp)["ddm"] != _headline(baseline)["ddm"]
 
+    # what the README shows: one line per row at 120 columns, the moved figures by name
+    shown = run(repo, "dvc", "exp", "show", "--no-pager", "--only-changed", env={"COLUMNS": "120"})
+    lines = shown.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 120, shown.stdout
+    assert "toy.ddm" in shown.stdout and "gaps.targets" in shown.stdout, shown.stdout
+    assert "beta-first" in shown.stdout and "0." in shown.stdout
+
     dvc(repo, "exp", "apply", "beta-first")
     diff = json.loads(dvc(repo, "metrics", "diff", "--json"))
-    moved = diff["metrics/headline/toy.json"]["ddm"]
+    moved = diff["metrics/headline.json"]["toy.ddm"]
     assert moved["old"] == _headline(baseline)["ddm"] and moved["new"] == _headline(exp)["ddm"]
     text = dvc(repo, "metrics", "diff")
-    assert "metrics/headline/toy.json" in text and "ddm" in text
+    assert "metrics/headline.json" in text and "toy.ddm" in text
+
+    # the README's undo recipe: back to HEAD, with `dvc status` and `git status` clean
+    (undo,) = (
+        line.split("#")[0].strip()
+        for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("git checkout HEAD -- ")
+    )
+    assert run(repo, "git", "status", "--porcelain").stdout.strip()  # the experiment is there
+    run(repo, "bash", "-c", undo)
+    assert "up to date" in dvc(repo, "status")
+    assert run(repo, "git", "status", "--porcelain").stdout.strip() == ""
+    assert _headline(json.loads(dvc(repo, "exp", "show", "--json"))[0]) == _headline(baseline)
 
 
 RELEASE_SCRIPT = """\
@@ -291,6 +312,30 @@ def test_metrics_show_of_the_bundled_benchmarks_fits_200_columns():
     """The committed headline metrics of the three bundled benchmarks, as a user sees them."""
     proc = run(REPO, "dvc", "metrics", "show")
     lines = proc.stdout.splitlines()
+    assert lines[1].startswith("metrics/headline.json")
     for b in ("gsm8k", "math-l5", "crux"):
-        assert any(line.startswith(f"metrics/headline/{b}.json") for line in lines), b
+        assert f"{b}.ddm" in lines[0] and f"{b}.fill_pct" in lines[0], b
     assert max(len(line) for line in lines) <= 200
+
+
+@pytest.mark.long(seconds=15)
+def test_plots_show_draws_each_figure_once_and_the_ecdf_per_series(built_repo, tmp_path):
+    """`dvc plots show` was a 62,743 px page: every figure twice (PNG and SVG) at 3000 px,
+    and the vega ECDF drew every series in one colour with a y axis titled `y`."""
+    import re
+
+    out = tmp_path / "plots"
+    run(built_repo.path, "dvc", "plots", "show", "-o", str(out))
+    html = (out / "index.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'<div\s+id="(plots_[^"]+)"', html))
+    svgs = {i for i in ids if i.endswith("_svg")}
+    assert svgs and {i.removesuffix("_svg") + "_png" for i in svgs} <= ids
+    assert 'div[id$="_svg"] { display: none; }' in html  # shown once: the PNG
+    assert re.search(r"img \{ width: \d+px; max-width: \d+vw; height: auto; \}", html)
+
+    spec = json.loads(run(built_repo.path, "dvc", "plots", "show", "--json").stdout)
+    (ecdf,) = (v for k, v in spec["data"].items() if k.startswith("ECDF"))
+    encoding = ecdf[0]["content"]["encoding"]
+    assert encoding["color"]["field"] == "field"  # one colour per series
+    assert encoding["y"]["title"] == "share of items at or below z"
+    assert encoding["x"]["title"] == "difficulty z"

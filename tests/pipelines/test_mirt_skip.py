@@ -29,11 +29,13 @@ def _responses(root: Path, name: str, models: list[str], n_items: int, seed: int
 
 
 def _run(benchmarks: list[str], mirt: dict[str, object]) -> str:
+    from curation.io.atomic import all_or_nothing
     from pipelines import mirt as stage
 
-    return stage.run(
-        params_of({"benchmarks": {b: minimal_benchmark(b) for b in benchmarks}, "mirt": mirt})
-    )
+    with all_or_nothing():  # as stage_main runs it: outputs (and stale figures) at its end
+        return stage.run(
+            params_of({"benchmarks": {b: minimal_benchmark(b) for b in benchmarks}, "mirt": mirt})
+        )
 
 
 def _outputs(root: Path) -> dict[str, object]:

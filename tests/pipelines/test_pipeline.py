@@ -11,12 +11,16 @@ from tests.pipelines._dvc import PER_BENCHMARK, BuiltRepo, dvc, ran
 
 @pytest.mark.long(seconds=165)
 def test_repro_twice_then_change_one_mapping(built_repo: BuiltRepo, repo: Path):
-    expected = {f"{s}@{b}" for s in (*PER_BENCHMARK, "headline") for b in ("toy", "toy2")} | {
+    expected = {f"{s}@{b}" for s in PER_BENCHMARK for b in ("toy", "toy2")} | {
         "code",
         "gaps",
+        "headline",
         "mirt",
     }
     assert ran(built_repo.first_repro) == expected
+    # one warning once: the empty decision log was a dep of every build stage, and DVC
+    # warned "'data/review/decisions.jsonl' is empty." for each of them
+    assert "is empty" not in built_repo.first_repro
     assert (repo / "metrics" / "check" / "toy2.json").is_file()
 
     second = dvc(repo, "repro")
@@ -37,16 +41,16 @@ def test_repro_twice_then_change_one_mapping(built_repo: BuiltRepo, repo: Path):
     third = dvc(repo, "repro")
     # only toy2's chain reruns, and it stops where an output came out unchanged
     assert "ingest@toy2" in ran(third)
-    toy2_chain = {f"{s}@toy2" for s in (*PER_BENCHMARK, "headline")} | {
+    toy2_chain = {f"{s}@toy2" for s in PER_BENCHMARK} | {
         "gaps",
         "mirt",
         "build@toy",
-        "headline@toy",
+        "headline",
     }
     assert ran(third) <= toy2_chain
 
     metrics = dvc(repo, "metrics", "show")
-    assert "metrics/headline/toy2.json" in metrics and "max_gap" in metrics
+    assert "metrics/headline.json" in metrics and "toy2.ddm" in metrics
 
     # a code edit reruns the code stage and exactly the stages that import the file
     # (code-hashes/<stage>.txt changed); fill's outputs come out the same, so it stops there

@@ -119,7 +119,7 @@ def test_dvc_finds_every_dependency_of_a_project_without_review_export(
     project: Path, tmp_path: Path
 ):
     """What `dvc repro` checks first: each stage's dependency exists or another stage
-    makes it. Before, build@<b> named data/review/accepted/<b>.parquet, which only
+    makes it. Before, build@<b> named data/review/export/<b>.parquet, which only
     `curate review export` writes, so a benchmark nobody reviewed failed here."""
     from dvc.repo import Repo
 
@@ -127,9 +127,9 @@ def test_dvc_finds_every_dependency_of_a_project_without_review_export(
     for code in ("pipelines", "curation", "schemas"):
         os.symlink(REPO / code, project / code)
     # what a checkout of this repository has (git-kept, even with no review at all)
-    (project / "data/review/accepted").mkdir(parents=True)
-    (project / "data/review/accepted/.gitkeep").touch()
-    (project / "data/review/decisions.jsonl").touch()
+    (project / "data/review/export").mkdir(parents=True)
+    (project / "data/review/export/.gitkeep").touch()
+    (project / "data/review/export/decisions.jsonl").touch()
     Repo.init(str(project), no_scm=True)
     with Repo(str(project)) as repo:
         stages = list(repo.index.stages)
@@ -144,4 +144,4 @@ def test_dvc_finds_every_dependency_of_a_project_without_review_export(
             and not any(_made_by(Path(str(d.fs_path)), m) for m in made)
         }
     assert missing == set()
-    assert (REPO / "data/review/accepted/.gitkeep").is_file()  # the folder is in git
+    assert (REPO / "data/review/export/.gitkeep").is_file()  # the folder is in git

@@ -1,6 +1,7 @@
 """Every figure renders in the house style on a small and a large (60-model) panel:
-PNG at 300 dpi with an SVG beside it, and no title, label, tick label, legend or
-annotation outside the canvas (each artist's window extent is checked after layout)."""
+PNG at 300 dpi with an SVG beside it, no title, label, tick label, legend or annotation
+outside the canvas (each artist's window extent is checked after layout), and no text or
+legend on another text, a bar, a curve, an arrow or a leader line."""
 
 from __future__ import annotations
 
@@ -119,6 +120,7 @@ def test_every_figure_fits_its_canvas(case, tmp_path):
     for name, draw in _figures(df, result, mirt, ("svg",)).items():
         saved = draw(tmp_path / f"{name}.png")
         assert saved.clipped == (), f"{size} {name}: clipped {saved.clipped}"
+        assert saved.collisions == (), f"{size} {name}: {saved.collisions}"
         (svg,) = saved.files
         assert svg.suffix == ".svg"
         assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
@@ -181,3 +183,28 @@ def test_clipping_is_detected_and_formats_are_validated(tmp_path):
         _plots({"format": ["png", "jpeg"]})
     with pytest.raises(ConfigError, match="unknown setting"):
         _plots({"formats": ["png"]})
+
+
+def test_collisions_are_detected():
+    """What the figures did: a count on the bars, a legend on a curve, a name on another
+    name and on an arrow; and what they may do: a name inside a translucent band."""
+    from curation.plots._collisions import text_collisions
+
+    fig, axes = new_figure(1, 5, width=12.0, height=3.0)
+    bars, legend, names, arrow, band = axes
+    bars.bar([0, 1, 2], [5, 9, 4])
+    bars.text(0.8, 4.0, "18 none-solved")  # on the middle bar
+    legend.plot([0, 1], [0, 1], label="a curve under its legend")
+    legend.legend(loc="center")
+    names.text(0.1, 0.5, "model-a")
+    names.text(0.15, 0.52, "model-b")  # on model-a
+    arrow.annotate("", xy=(0.9, 0.5), xytext=(0.1, 0.5), arrowprops={"arrowstyle": "->"})
+    arrow.text(0.4, 0.48, "on it")
+    band.axvspan(0.3, 0.7, alpha=0.25)
+    band.text(0.45, 0.5, "#1")  # names its band: fine
+    found = "\n".join(text_collisions(fig))
+    assert "axes 0: '18 none-solved' covers rectangle" in found
+    assert "axes 1: legend covers line2d" in found
+    assert "axes 2: 'model-a' overlaps 'model-b'" in found
+    assert "axes 3: 'on it' covers an arrow" in found
+    assert "axes 4" not in found

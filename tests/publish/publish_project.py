@@ -161,7 +161,7 @@ def accepted_rows(benchmark: str, specs: list[tuple[str, float, str]], **over) -
 
 
 def write_accepted(root: Path, df: pl.DataFrame, benchmark: str = "toy") -> Path:
-    path = root / f"data/review/accepted/{benchmark}.parquet"
+    path = root / f"data/review/export/{benchmark}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
     df.write_parquet(path)
     return path
@@ -181,13 +181,17 @@ def params(root: Path) -> dict:
 
 
 def run_subsets_and_build(root: Path, benchmark: str = "toy", **build_over) -> str:
-    """Run the `subsets` and `build` stages in ``root`` (the working directory)."""
+    """Run the `subsets` and `build` stages in ``root`` (the working directory), each
+    committing its outputs at its end as under `stage_main`."""
+    from curation.io.atomic import all_or_nothing
     from pipelines import build, subsets
 
     p = params(root)
     p["build"] = {**p.get("build", {}), **build_over}
-    subsets.run(params_of(p), benchmark)
-    return build.run(params_of(p), benchmark)
+    with all_or_nothing():
+        subsets.run(params_of(p), benchmark)
+    with all_or_nothing():
+        return build.run(params_of(p), benchmark)
 
 
 def hub_env(hub_url: str, root: Path, *, token: str | None = "hf_test_secret_0123") -> dict:

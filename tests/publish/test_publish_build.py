@@ -145,7 +145,8 @@ def test_accepted_items_fill_and_bump_minor(project: Path):
     log = (out / "CHANGELOG.md").read_text()
     assert log.index("## 1.1.0") < log.index("## 1.0.0")
     assert "- `filled`: 1 item(s) added: `toy-new-1`" in log
-    assert (project / "dist/toy/toy-1.0.0/README.md").is_file()  # older build kept
+    # dist/toy/ holds this build alone (the older one is in the DVC cache under its lock)
+    assert sorted(p.name for p in (project / "dist/toy").iterdir()) == ["toy-1.1.0"]
 
 
 def test_same_inputs_rebuild_the_same_version_byte_for_byte(project: Path):
@@ -212,7 +213,7 @@ def test_bad_additions_and_records_are_errors(project: Path):
     write_accepted(project, accepted_rows("toy", [("toy-new", 1.7, "accepted")]))
     with pytest.raises(InputError, match=r"toy\.parquet: row 1: field 'z'"):
         run_subsets_and_build(project)
-    Path("data/review/accepted/toy.parquet").unlink()
+    Path("data/review/export/toy.parquet").unlink()
     diff = pl.read_parquet("data/difficulty/toy.parquet")
     bad_z = pl.when(pl.col("item") == "toy-005").then(1.5).otherwise(pl.col("z")).alias("z")
     diff.with_columns(bad_z).write_parquet("data/difficulty/toy.parquet")
@@ -274,10 +275,12 @@ def test_two_builds_load_their_own_rows_through_one_fresh_datasets_cache(
     assert rows["toy2"] and all(i.startswith("toy2-") for i in rows["toy2"])
 
 
-def test_leftover_folders_in_dist_do_not_change_the_metrics(project: Path):
-    """dist/<b>/ is untracked and keeps every version built in this checkout: the committed
-    metrics/build/<b>.json lists only the folder this build wrote, so a leftover (an old
-    version, a stray copy) leaves it byte-identical to a fresh clone's."""
+def test_dist_holds_the_current_build_alone_and_publish_trusts_no_record_beside_it(
+    project: Path,
+):
+    """A rebuild leaves dist/<b>/ with this build alone (a leftover, an old version, goes),
+    as a fresh clone's; the publish check trusts metrics/build (and dvc.lock), never a
+    folder or record lying beside the build."""
     run_subsets_and_build(project)
     metrics_file = project / "metrics/build/toy.json"
     fresh = metrics_file.read_bytes()
@@ -287,18 +290,24 @@ def test_leftover_folders_in_dist_do_not_change_the_metrics(project: Path):
     (stray / "data/old.parquet").write_bytes(b"left over from an earlier build")
     run_subsets_and_build(project)
     assert metrics_file.read_bytes() == fresh
+    assert sorted(p.name for p in (project / "dist/toy").iterdir()) == ["toy-1.0.0"]
+    assert not (project / ".curate-tmp").exists() or not any(
+        (project / ".curate-tmp").rglob("*.tmp")
+    )
 
     from curation.publish._checks import PublishRefused
     from curation.publish._verify import verify_build
 
-    with pytest.raises(PublishRefused, match="no record of dist/toy/toy-0.9.0 outside dist/"):
+    (stray / "data").mkdir(parents=True)  # an old folder put back by hand, with a record
+    (stray / "data/old.parquet").write_bytes(b"left over from an earlier build")
+    (stray / "manifest.json").write_text('{"files": {}}')
+    with pytest.raises(PublishRefused, match="is not the build that dvc.lock or metrics"):
         verify_build(Path("dist/toy/toy-0.9.0"), benchmark="toy")
     built = Path("dist/toy/toy-1.0.0")
     assert verify_build(built, benchmark="toy") == "metrics/build/toy.json"
-    # without the metrics (a later build names its own folder), the build's own record
-    metrics_file.unlink()
-    record = ".build-records/toy/toy-1.0.0.json"
-    assert verify_build(built, benchmark="toy") == record
     (built / "CHANGELOG.md").write_text("edited after the build\n")
     with pytest.raises(PublishRefused, match="CHANGELOG.md"):
+        verify_build(built, benchmark="toy")
+    metrics_file.unlink()  # no record outside dist/: refused
+    with pytest.raises(PublishRefused, match="is not the build"):
         verify_build(built, benchmark="toy")

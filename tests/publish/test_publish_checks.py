@@ -138,3 +138,20 @@ def test_semver_and_diff():
     assert d.required_bump(card_changed=False) == "major"
     assert diff_records(new, new).required_bump(card_changed=True) == "patch"
     assert diff_records(new, new).required_bump(card_changed=False) is None
+
+
+def test_unknown_license_is_refused_unless_allowed(project: Path):
+    """`curate benchmark add` writes `license: unknown` when not told; publishing such a
+    build (a dry run too) is refused, naming the card, until the license is set or the
+    refusal is overridden (issue 32, item 8)."""
+    params = project / "params.yaml"
+    params.write_text(params.read_text().replace("license: MIT", "license: unknown", 1))
+    write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
+    run_subsets_and_build(project)
+    built = project / "dist/toy/toy-1.0.0"
+    with pytest.raises(PublishRefused, match=r"toy-1.0.0/README.md: license: unknown"):
+        publish(built, repo_id="org/name", version="1.0.0", dry_run=True)
+    allowed = publish(
+        built, repo_id="org/name", version="1.0.0", dry_run=True, allow_unknown_license=True
+    )
+    assert allowed.status == "dry-run"

@@ -99,8 +99,12 @@ def test_next_version_is_one_more_commit_and_tag(project: Path, hub: FakeHub):
     assert "data/original/test-00000-of-00001.parquet" not in changed
     repo = hub.repos[f"datasets/{REPO}"]
     assert repo.tags == {"1.0.0": first.oid, "1.1.0": second.oid}
-    # the old version is still exactly what its tag holds
-    assert _publish(hub, project, "1.0.0").returncode == 0
+    # dist/toy/ holds the current build alone (as a fresh clone's does): publishing the
+    # old version asks for it to be checked out again, and changes nothing on the Hub
+    assert sorted(p.name for p in (project / "dist/toy").iterdir()) == ["toy-1.1.0"]
+    again = _publish(hub, project, "1.0.0")
+    assert again.returncode == 2
+    assert "dvc checkout build@toy" in again.stderr
     assert len(hub.commits(REPO)) == 2
 
 
@@ -188,9 +192,11 @@ def test_published_shards_match_the_local_build(project: Path, hub: FakeHub):
 def test_an_older_version_after_a_newer_one_is_refused(project: Path, hub: FakeHub):
     run_subsets_and_build(project)  # 1.0.0, released but not published
     record_release(project / "dist/toy/toy-1.0.0", project / "releases", date="2025-01-01")
-    write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
+    accepted = write_accepted(project, accepted_rows("toy", [("toy-new-1", 0.7, "accepted")]))
     run_subsets_and_build(project)  # 1.1.0
     assert _publish(hub, project, "1.1.0").returncode == 0
+    accepted.unlink()  # back to the 1.0.0 content
+    run_subsets_and_build(project, version="1.0.0")
     proc = _publish(hub, project, "1.0.0")
     assert proc.returncode == 2
     assert "already has the newer version 1.1.0" in proc.stderr

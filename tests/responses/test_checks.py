@@ -125,10 +125,11 @@ def test_overview_figure_of_a_leaderboard_stays_small(tmp_path):
     """Thousands of models get a curve, not one labelled bar each (a 500-inch figure)."""
     import struct
 
-    from curation.plots.check import LABELLED_MODELS, plot_check_overview
+    from curation.plots.check import plot_check_overview
+    from curation.report.panel import LISTED_MODELS
 
     rng = np.random.default_rng(0)
-    n = LABELLED_MODELS * 4
+    n = LISTED_MODELS * 4
     rates = (rng.random((n, 20)) < np.linspace(0.1, 0.9, n)[:, None]).astype(float)
     report = check_matrix(_table(rates), benchmark="lb")
     out = tmp_path / "check.png"

@@ -66,6 +66,18 @@ def test_accept_reject_edit_in_the_browser_and_export(page, server, store, confi
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     page.keyboard.press("a")
     expect(page.locator(".flash-ok")).to_contain_text("accepted on version 1")
+    # on to the next pending item (address bar too), with the reviewer's progress
+    expect(page.locator("h1")).to_contain_text("c-edit")
+    assert page.url.endswith("/item/toy/c-edit")
+    expect(page.locator("#progress")).to_have_text("alice: 1 of 5 decided by you")
+    # `?` shows every key, Esc hides it; `p` goes back to the item just decided
+    page.keyboard.press("?")
+    expect(page.locator("#key-help")).to_be_visible()
+    expect(page.locator("#key-help")).to_contain_text("previous item")
+    page.keyboard.press("Escape")
+    expect(page.locator("#key-help")).to_be_hidden()
+    page.keyboard.press("p")
+    expect(page.locator("h1")).to_contain_text("c-acc")
     expect(page.locator("#decide .badge").first).to_have_text("accepted")
 
     # reject with a comment: type it, leave the box with Esc, press r
@@ -75,6 +87,7 @@ def test_accept_reject_edit_in_the_browser_and_export(page, server, store, confi
     page.keyboard.press("Escape")
     page.keyboard.press("r")
     expect(page.locator(".flash-ok")).to_contain_text("rejected on version 1")
+    page.keyboard.press("p")
     expect(page.locator("table.history")).to_contain_text("the answer ignores the units")
 
     # edit: the new text becomes version 2, back to calibration

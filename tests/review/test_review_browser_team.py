@@ -229,7 +229,7 @@ def test_decisions_stay_in_view_at_40_models_and_screenshots(
         set_reviewer(page, "frank")
         page.goto(server.url + "/?q=eats&selected=yes&round=1")
         expect(page.locator("table.queue tbody tr")).to_have_count(2)
-        page.screenshot(path=str(out / "review-queue.png"))
+        page.screenshot(path=str(out / "review-queue-search.png"))
 
         page.goto(server.url + "/item/toy/c0")
         page.wait_for_load_state("networkidle")  # KaTeX and the bar chart in place
@@ -249,4 +249,4 @@ def test_decisions_stay_in_view_at_40_models_and_screenshots(
         assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
         assert outside == []
         page.context.close()
-    assert (out / "review-queue.png").stat().st_size > 10_000
+    assert (out / "review-queue-search.png").stat().st_size > 10_000

@@ -11,6 +11,7 @@ import pytest
 from curation.cli import main
 from curation.errors import InputError
 from curation.review import ReviewStore, export, queue_stats, read_decisions
+from curation.review._stats import format_stats
 from curation.schemas import validate_frame
 
 
@@ -127,10 +128,28 @@ def test_stats_throughput_per_reviewer(project, config, params):
     stats = queue_stats(store)
     assert stats.total == 6 and stats.by_status["rejected"] == 4 and stats.simulated == 1
     alice = next(r for r in stats.reviewers if r.reviewer == "alice")
-    # alice decided at 09:00, 10:00 and 10:30 UTC: 3 decisions over 1.5 h
-    assert (alice.decisions, alice.active_hours, alice.per_hour) == (3, 1.5, 2.0)
+    # alice decided at 09:00, 10:00 and 10:30 UTC: two pauses, each counted as 15 min
+    assert (alice.decisions, alice.active_hours, alice.per_hour) == (3, 0.5, 4.0)
     bob = next(r for r in stats.reviewers if r.reviewer == "bob")
     assert bob.per_hour is None  # one decision has no span
+
+
+def test_stats_pace_leaves_out_bulk_decisions(project, config, params):
+    """A bulk accept records many decisions in one instant: no 23684.2/h over 0.00 h."""
+    t0 = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
+    ticks = iter([t0] + [t0 + timedelta(seconds=40 * i) for i in range(20)])
+    store = ReviewStore.create(config.db, clock=lambda: next(ticks))
+    from curation.review import seed
+
+    seed(store, list(config.candidates), config=config, benchmarks=params.benchmarks)
+    store.decide("toy", "c-acc", decision="rejected", reviewer="alice", version=1, supersedes=None)
+    store.decide("toy", "c-xss", decision="rejected", reviewer="alice", version=1, supersedes=None)
+    keys = [("toy", "c-rej"), ("toy", "c-sim"), ("toy", "c-edit")]
+    store.decide_many(keys, decision="rejected", reviewer="alice")
+    (alice,) = queue_stats(store).reviewers
+    assert alice.decisions == 5 and alice.bulk == 3
+    assert alice.per_hour is None  # 40 s of one-by-one reviewing: too little to say
+    assert "pace n/a" in format_stats(queue_stats(store))
 
 
 def test_cli_seed_export_stats(project, capsys):

@@ -16,6 +16,7 @@ from curation.params_model import read_params
 from curation.paths import judged_path
 from curation.review import ReviewStore, export, recalibrate
 from curation.review._edits import latent_b
+from curation.review._store import ReviewError
 from curation.schemas import validate_frame
 from tests.conftest import params_of
 
@@ -132,3 +133,52 @@ def test_simulated_latent_comes_from_the_lineage_first():
     assert latent_b(base, lineage) == (-0.25, "original candidate lineage (simulation.latent_b)")
     assert latent_b(base, {})[0] == pytest.approx(0.5)
     assert latent_b({"question": "Q", "b": 0.1}, {})[0] == pytest.approx(0.1)
+
+
+def test_judge_rejected_unmeasured_candidate_can_be_accepted_with_a_reason(recal_project: Path):
+    """BenchFill's judge rejected c-nocal before it was measured: it waits in
+    needs-calibration with Accept off. Sent to calibration unchanged, it comes back
+    pending with a difficulty and is accepted with a written reason (issue 32, item 3)."""
+    judged = judged_path("toy")  # as fill records it: the simulated world's latent b
+    lineage = json.dumps({"parents": ["q1"], "simulation": {"latent_b": 0.3}})
+    pl.read_parquet(judged).with_columns(
+        pl.when(pl.col("candidate") == "c-nocal")
+        .then(pl.lit(lineage))
+        .otherwise(pl.col("lineage"))
+        .alias("lineage")
+    ).write_parquet(judged)
+    params = read_params("params.yaml")
+    config = params.review
+    assert main(["review", "seed"]) == 0
+    store = ReviewStore.open(config.db)
+    view = store.item("toy", "c-nocal")
+    assert view.state.status == "needs-calibration" and not view.current.measured
+    with pytest.raises(ReviewError, match="send it to calibration"):
+        store.decide("toy", "c-nocal", decision="accepted", reviewer="alice", version=1,
+                     supersedes=None, comment="fine")  # fmt: skip
+    store.decide(
+        "toy", "c-nocal", decision="edited", reviewer="alice", version=1, supersedes=None,
+        question=view.current.question, answer=view.current.answer,
+    )  # fmt: skip
+    export(store, config=config, benchmarks=params.benchmarks)
+    assert pl.read_parquet(config.edited_path("toy"))["item"].to_list() == ["c-nocal"]
+    report = recalibrate(config=config, params=params_of(params))
+    assert report.benchmarks["toy"].recalibrated == 1
+    assert main(["review", "seed"]) == 0
+    view = store.item("toy", "c-nocal")
+    assert view.state.status == "pending" and view.current.measured
+    last = view.state.last_decision.id if view.state.last_decision else None
+    if view.current.judge == "fail":
+        with pytest.raises(ReviewError, match="reason"):
+            store.decide("toy", "c-nocal", decision="accepted", reviewer="alice",
+                         version=view.state.version, supersedes=last)  # fmt: skip
+    store.decide(
+        "toy", "c-nocal", decision="accepted", reviewer="alice", version=view.state.version,
+        supersedes=last, comment="the judge misread the units",
+    )  # fmt: skip
+    assert store.state("toy", "c-nocal").status == "accepted"
+    # a measured version's unchanged edit still changes nothing
+    with pytest.raises(ReviewError, match="changes nothing"):
+        store.decide("toy", "c-acc", decision="edited", reviewer="alice", version=1,
+                     supersedes=None, question=store.item("toy", "c-acc").current.question,
+                     answer="4")  # fmt: skip

@@ -27,7 +27,7 @@ def test_defaults():
     assert s.seed_statuses == [INSERTED, CALIBRATED, JUDGE_REJECTED]
     assert s.seed_methods == [BENCHFILL, BASELINE]  # the oracle never reaches a reviewer
     assert s.guidelines is None and s.guidelines_file == DEFAULT_GUIDELINES
-    assert s.accepted_path("toy") == Path("data/review/accepted/toy.parquet")
+    assert s.accepted_path("toy") == Path("data/review/export/toy.parquet")
 
 
 def test_paths_are_paths_and_one_candidate_file_is_a_list():

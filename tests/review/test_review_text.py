@@ -33,3 +33,19 @@ def test_panel_and_bar():
     bar = DifficultyBar(target=0.6, z=0.58, low=0.5, high=0.66)
     assert bar.inside is True and round(bar.distance, 3) == 0.02
     assert bar.x(0) == bar.x0 and bar.x(1.5) == bar.x1
+
+
+def test_deep_or_long_tex_is_shown_as_source_not_given_to_katex():
+    from curation.review._text import MAX_MATH_DEPTH, segments
+
+    deep = "x"
+    for _ in range(300):  # the 300-deep \frac that froze a reviewer's tab
+        deep = f"\\frac{{1}}{{{deep}}}"
+    shown = segments(f"Compute ${deep}$ now.")
+    assert not any(s.math for s in shown)
+    assert "".join(s.text for s in shown) == f"Compute ${deep}$ now."
+    ok = "x"
+    for _ in range(MAX_MATH_DEPTH - 1):
+        ok = f"\\frac{{1}}{{{ok}}}"
+    assert [s.text for s in segments(f"Compute ${ok}$ now.") if s.math] == [ok]
+    assert not any(s.math for s in segments("$" + "a+" * 1500 + "a$"))

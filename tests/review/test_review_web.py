@@ -6,10 +6,12 @@ import html
 import threading
 
 import pytest
-from review_fixtures import XSS_QUESTION, Client, csrf_of, form_fields
+from review_fixtures import XSS_QUESTION, Client, candidate, csrf_of, form_fields, make_project
 
 from curation.errors import ConfigError
-from curation.review import ReviewServer, check_bind
+from curation.params_model import read_params
+from curation.review import ReviewServer, ReviewStore, check_bind, seed
+from curation.review._serve import open_url
 
 TOKEN = "t0ken-for-the-review-tests-0123"
 
@@ -66,7 +68,7 @@ def test_post_without_a_valid_csrf_token_is_refused(server, store):
     assert alice.post("/reviewer", {"reviewer": "eve", "next": "/"})[0] == 403
     assert store.decisions() == []
     status, headers, _ = alice.post("/decide", good)
-    assert status == 303 and headers["location"] == "/item/toy/c-acc"
+    assert status == 303 and headers["location"] == "/item/toy/c-edit"  # the next pending
     [d] = store.decisions()
     assert (d.reviewer, d.decision, d.version) == ("alice", "accepted", 1)
     # a valid token in the X-CSRF-Token header (as htmx sends it) works too
@@ -173,3 +175,39 @@ def test_unknown_item_and_bad_form(server):
         "/decide", {**fields, "candidate": "nope", "decision": "rejected"}
     )
     assert status == 404
+
+
+def test_the_banner_shares_a_reachable_address():
+    """Bound to every interface, `curate review serve` prints this machine's name, not
+    http://0.0.0.0:8766/ (which nobody else can open)."""
+    import socket
+
+    for host in ("0.0.0.0", "::"):
+        url = open_url(host, 8766, token=TOKEN)
+        assert "0.0.0.0" not in url and "[::]" not in url
+        assert url.startswith(f"http://{socket.gethostname()}:8766/?token=")
+    assert open_url("127.0.0.1", 8765) == "http://127.0.0.1:8765/"
+    assert open_url("::1", 8765) == "http://[::1]:8765/"
+
+
+def test_queue_puts_items_selected_for_insertion_first(tmp_path, monkeypatch):
+    """The 24 items BenchFill selected come first by default, not after the baselines."""
+    rows = [
+        candidate("a-base", method="baseline", selected=False),
+        candidate("b-sel", selected=True),
+        candidate("c-base", method="baseline", selected=False),
+        candidate("d-sel", selected=True),
+    ]
+    make_project(tmp_path, rows)
+    monkeypatch.chdir(tmp_path)
+    params = read_params("params.yaml")
+    store = ReviewStore.create(params.review.db)
+    seed(store, list(params.review.candidates), config=params.review, benchmarks=params.benchmarks)
+    order = [r.candidate for r in store.queue()[0]]
+    assert order == ["b-sel", "d-sel", "a-base", "c-base"]
+    assert store.next_item("toy", "b-sel") == ("toy", "d-sel")
+    assert store.next_item("toy", "d-sel") == ("toy", "a-base")
+    assert store.next_item("toy", "c-base") == ("toy", "b-sel")  # wraps around
+    assert store.progress("alice") == (0, 4)
+    store.decide("toy", "b-sel", decision="rejected", reviewer="alice", version=1, supersedes=None)
+    assert store.progress("alice") == (1, 4) and store.progress("bob") == (0, 4)

@@ -170,6 +170,37 @@ def test_the_adaptive_test_file_holds_its_start_budget_step_and_scale(project: P
     assert quantile.interval_scale == pytest.approx(scale) and not quantile.adaptive
 
 
+def test_a_large_panel_scores_a_sample_of_its_held_out_models(project: Path):
+    """``max_test_models`` below the panel: a seeded sample, spread over the folds, is
+    scored; every block says so with the standard error of its MAE, and the card too."""
+    import jsonschema
+
+    from curation.estimate._validate import scored_models
+    from curation.subsets import describe
+
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["subsets"]["estimation"]["max_test_models"] = 12
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_stage(["subsets", "--benchmark", "lb"]) == 0
+    metrics = _metrics(project)
+    schema = json.loads((REPO / "schemas/subsets_metrics.schema.json").read_text())
+    jsonschema.validate(metrics, schema)
+    block = metrics["subsets"]["uniform-30"]["estimation"]
+    assert block["n_models"] == 12 and block["folds"] == 3
+    assert block["sampled"]["scored"] == 12 and block["sampled"]["of"] == N_MODELS
+    assert 0 < block["sampled"]["mae_se_pp"] < block["mae_pp"]
+    assert "12 of 30 models scored, MAE ± " in describe(block)
+    card = estimation_lines("lb", [{"config": "calibrated-uniform-30", "target": "uniform",
+                                     "estimation": block}], [])  # fmt: skip
+    assert any("over 30 panel models, 12 of them scored" in x for x in card)
+
+    groups = [[f"m{i}" for i in range(g, g + n)] for g, n in ((0, 10), (10, 10), (20, 9))]
+    picked = scored_models(groups, 12, seed=0)
+    assert [len(p) for p in picked] == [4, 4, 4] and picked == scored_models(groups, 12, seed=0)
+    assert all(set(p) <= set(g) for p, g in zip(picked, groups, strict=True))
+    assert scored_models(groups, 100) == groups
+
+
 def test_a_panel_too_small_for_the_folds_says_so(project: Path):
     params = yaml.safe_load((project / "params.yaml").read_text())
     params["subsets"]["estimation"]["folds"] = N_MODELS - 1  # needs N_MODELS + 1 models

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         flip_attribution,
         item_contributions,
     )
-    from curation.irt.mirt._markdown import render_mirt_markdown
+    from curation.irt.mirt._markdown import render_mirt_markdown, render_models_html
     from curation.irt.mirt._profiles import (
         BenchmarkProfile,
         Similarity,
@@ -99,6 +99,7 @@ _EXPORTS = {
     "pool_responses": "_fit",
     "procrustes": "_rotate",
     "render_mirt_markdown": "_markdown",
+    "render_models_html": "_markdown",
     "rotate_fit": "_rotate",
     "select_dimension": "_select",
     "simulate_mirt": "_fit",
@@ -138,6 +139,7 @@ __all__ = [
     "pool_responses",
     "procrustes",
     "render_mirt_markdown",
+    "render_models_html",
     "rotate_fit",
     "select_dimension",
     "simulate_mirt",

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import expit, gammaln
 
-from curation.irt._data import check_responses
+from curation.irt._rows import check_responses
 from curation.irt._threads import kernel_threads
 from curation.irt.mirt._settings import MirtPriorSettings
 from curation.responses import ResponseMatrix

@@ -12,8 +12,10 @@ import numpy as np
 from curation.irt.mirt._flips import Flip
 from curation.irt.mirt._profiles import expected_scores
 from curation.irt.mirt._report import MirtReport, factor_correlation
+from curation.paths import MIRT_MODELS_PAGE
 from curation.report.format import EN_DASH, Blanks, count, fixed, general, percent, signed
 from curation.report.markdown import bullets, heading, table
+from curation.report.panel import extremes, many_models
 
 ROTATION_TEXT = {
     "varimax": "varimax (orthogonal, Kaiser-normalised): abilities stay uncorrelated",
@@ -80,6 +82,16 @@ def _selection(report: MirtReport) -> list[str]:
         "(n = observed cells; parameters M·d + I·(d+1) − d² − d).",
         "",
     ]
+    if sel.n_models_selection is not None:
+        lines += [
+            f"**Chosen on a sample:** the panel's {count(report.data.n_cells)} cells exceed "
+            f"the selection budget (`mirt.selection_max_cells: {count(sel.max_cells or 0)}`), "
+            f"so d was chosen on a seeded sample of {count(sel.n_models_selection)} of the "
+            f"{count(report.data.n_models)} models (every item); the table below is the "
+            "sample's. The chosen d (and d = 2) were then fitted on every model, and every "
+            "section after this one uses that fit.",
+            "",
+        ]
     rows = []
     for r in sel.rows:
         mark = " ←" if r.d == sel.chosen else ""
@@ -197,25 +209,49 @@ def _relations(report: MirtReport) -> list[str]:
     return lines
 
 
-def _abilities(report: MirtReport) -> list[str]:
+def ability_rows(report: MirtReport, order: list[int] | None = None) -> list[list[str]]:
+    """Rows of the ability table (model, θ per dimension, observed / expected accuracy
+    per benchmark), strongest on dim 1 first; ``order``: only these models, in this order."""
     fit = report.analysis
-    names = list(report.similarity.benchmarks)
     obs = report.data.observed_scores()
     exp = expected_scores(fit)
-    rows = [
+    n_bench = len(report.similarity.benchmarks)
+    if order is None:
+        order = [int(j) for j in np.argsort(-fit.theta[:, 0], kind="stable")]
+    return [
         [fit.models[j]]
         + [signed(v) for v in fit.theta[j]]
-        + [f"{_points(obs[j, b])} / {_points(exp[j, b])}" for b in range(len(names))]
-        for j in np.argsort(-fit.theta[:, 0], kind="stable")
+        + [f"{_points(obs[j, b])} / {_points(exp[j, b])}" for b in range(n_bench)]
+        for j in order
     ]
-    return [
-        "",
-        heading(2, f"Model ability vectors (d = {report.analysis_d})"),
-        "",
+
+
+def ability_header(report: MirtReport) -> list[str]:
+    """The ability table's header."""
+    return ["model", *_dims(report.analysis.d), *report.similarity.benchmarks]
+
+
+def _abilities(report: MirtReport) -> list[str]:
+    fit = report.analysis
+    n = len(fit.models)
+    what = (
         "θ on the panel scale (mean 0, SD 1 per dimension); per benchmark: observed / expected "
-        "accuracy (%, over the fitted items).",
+        "accuracy (%, over the fitted items)."
+    )
+    head = ["", heading(2, f"Model ability vectors (d = {report.analysis_d})"), ""]
+    if not many_models(n):
+        return [*head, what, "", *table(ability_header(report), ability_rows(report))]
+    keep = extremes(fit.theta[:, 0])
+    rows = ability_rows(report, keep)
+    top = len(keep) // 2
+    gap = [f"… {count(n - len(keep))} more"] + [""] * (len(rows[0]) - 1)
+    return [
+        *head,
+        f"{what} {count(n)} models: the {top} strongest and {len(keep) - top} weakest on "
+        f"dim 1 are listed; every model's vector is in `metrics/mirt.json` (`abilities`) and, "
+        f"searchable, in `{MIRT_MODELS_PAGE.as_posix()}`.",
         "",
-        *table(["model", *_dims(fit.d), *names], rows),
+        *table(ability_header(report), [*rows[:top], gap, *rows[top:]]),
     ]
 
 
@@ -292,6 +328,31 @@ def _caveats(report: MirtReport) -> list[str]:
         lines += [heading(2, "Timings"), ""]
         lines += [", ".join(f"{k} {fixed(v, 1)} s" for k, v in report.timings.items()), ""]
     return lines
+
+
+def render_models_html(report: MirtReport) -> str:
+    """Every model's ability vector and accuracies, one searchable HTML table
+    (``reports/mirt-models.html``): what the Markdown report lists only the extremes of for a
+    leaderboard."""
+    from curation.report.blocks import Block, Paragraph, Table
+    from curation.report.blocks import Heading as H
+    from curation.report.html import page
+
+    n = len(report.analysis.models)
+    blocks: list[Block] = [
+        H(1, f"Model ability vectors (d = {report.analysis_d}), {count(n)} models"),
+        Paragraph(
+            "θ on the panel scale (mean 0, SD 1 per dimension), strongest on dim 1 first; per "
+            "benchmark: observed / expected accuracy (%, over the fitted items). The full "
+            "report: mirt.md."
+        ),
+        Table(
+            tuple(ability_header(report)),
+            tuple(tuple(r) for r in ability_rows(report)),
+            searchable=True,
+        ),
+    ]
+    return page(blocks, "MIRT model abilities")
 
 
 def render_mirt_markdown(report: MirtReport) -> str:

@@ -67,7 +67,13 @@ class MirtReport:
         def _matrix(m: np.ndarray) -> dict[str, dict[str, float | None]]:
             return {a: {b: _num(m[i, j]) for j, b in enumerate(names)} for i, a in enumerate(names)}
 
+        sample = (
+            {"selection_sample": {"models": sel.n_models_selection, "max_cells": sel.max_cells}}
+            if sel.n_models_selection is not None
+            else {}
+        )
         return {
+            **sample,
             "benchmarks": names,
             "n_models": self.data.n_models,
             "n_items": self.data.n_items,

@@ -52,6 +52,11 @@ class MirtSettings(Section):
     """Fit d = 1..d_max dimensions."""
     holdout: Annotated[float, Field(gt=0, lt=1)] = 0.1
     """Share of observed cells held out to choose d."""
+    selection_max_cells: PositiveInt = 500_000
+    """Budget of the choice of d (2 × d_max fits): a pool with more observed cells
+    chooses d on a seeded sample of its models holding about this many cells, then fits
+    only the chosen d (and d = 2) on every model; the report states the sample. The
+    bundled pool (~130,000 cells) is chosen on whole."""
     seed: NonNegativeInt = 0
     """Seed of the held-out split."""
     select: Literal["heldout", "bic"] = "heldout"

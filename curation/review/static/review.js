@@ -34,6 +34,16 @@
     if (el && !el.disabled) { ev.preventDefault(); el.click(); }
   }
 
+  function toggleHelp(show) {
+    var h = document.getElementById("key-help");
+    if (!h) { return; }
+    h.hidden = (show === undefined) ? !h.hidden : !show;
+  }
+
+  document.addEventListener("click", function (ev) {
+    if (ev.target && ev.target.id === "help-button") { toggleHelp(); }
+  });
+
   document.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) { return; }
     if (typing(ev.target)) {
@@ -41,6 +51,9 @@
       return;
     }
     switch (ev.key) {
+      case "?": ev.preventDefault(); toggleHelp(); break;
+      case "Escape": toggleHelp(false); break;
+      case "p": press("prev-link", ev); break;
       case "a": press("btn-accept", ev); break;
       case "r": press("btn-reject", ev); break;
       case "n": press("next-link", ev); break;
