@@ -8,15 +8,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError
+from pydantic import (
+    Field,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from curation.settings import Section
 
-ModelType = Literal["1pl", "2pl"]
+ModelType = Literal["1pl", "2pl", "3pl"]
 Method = Literal["map", "nuts"]
 ScaleMethod = Literal["panel", "items", "logistic"]
 
-MODELS: tuple[str, ...] = ("1pl", "2pl")
+MODELS: tuple[str, ...] = ("1pl", "2pl", "3pl")
 METHODS: tuple[str, ...] = ("map", "nuts")
 SCALES: tuple[str, ...] = ("panel", "items", "logistic")
 IDENTIFICATION = "mean ability 0 (sum-to-zero abilities)"
@@ -28,9 +36,13 @@ class FitSettings(Section):
 
     Priors (weak, so they only matter where the data say nothing, e.g. an item every
     model solves, which would otherwise drift to -inf): theta ~ N(0, theta_sd^2) on the
-    sum-to-zero subspace, b ~ N(0, b_sd^2), log a ~ N(0, log_a_sd^2) (2PL; this prior
-    also fixes the 2PL scale, since a and theta trade off). A calibration records the
-    ones that mattered for its method (:meth:`to_dict`).
+    sum-to-zero subspace, b ~ N(0, b_sd^2), log a ~ N(0, log_a_sd^2) (2PL/3PL). The
+    2PL/3PL scale (a and theta trade off) is identified by mean log a = 0, so no prior
+    can shrink the abilities against the discriminations however many models there are
+    (:func:`curation.irt._map.identify_scale`). A 3PL floor the item records do not give
+    (unknown number of options) is one shared c ~ Beta with mean ``c_mean`` and
+    ``c_strength`` pseudo-observations. A calibration records the ones that mattered
+    for its method (:meth:`to_dict`).
     """
 
     theta_sd: PositiveFloat = 3.0
@@ -38,7 +50,12 @@ class FitSettings(Section):
     b_sd: PositiveFloat = 3.0
     """Prior sd of the difficulties b."""
     log_a_sd: PositiveFloat = 0.5
-    """Prior sd of log discrimination (2PL)."""
+    """Prior sd of log discrimination around the items' geometric mean of 1 (2PL/3PL)."""
+    c_mean: Annotated[float, Field(gt=0, lt=1)] = 0.2
+    """3PL: prior mean of the shared guessing floor of items whose options are unknown."""
+    c_strength: PositiveFloat = 10.0
+    """3PL: that Beta prior's alpha + beta (pseudo-observations); both shapes must be >= 1
+    (a log-concave prior: the floor's search then has one mode)."""
     max_iter: PositiveInt = 200
     """MAP (block Newton): iteration cap."""
     tol: PositiveFloat = 1e-8
@@ -60,6 +77,17 @@ class FitSettings(Section):
     vectorized)."""
     nuts_max_cells: PositiveInt = 200_000
     """Above this many cells NUTS is impractical: MAP + Laplace stands in (and says so)."""
+
+    @field_validator("c_strength")
+    @classmethod
+    def _log_concave(cls, value: float, info: ValidationInfo) -> float:
+        mean = info.data.get("c_mean")
+        if mean is not None and min(mean, 1.0 - mean) * value < 1.0:
+            raise ValueError(
+                f"c_strength {value} with c_mean {mean} gives a Beta shape below 1 "
+                f"(need c_strength >= {1.0 / min(mean, 1.0 - mean):.6g})"
+            )
+        return value
 
     @classmethod
     def of(cls, settings: FitSettings | None = None, **overrides: Any) -> FitSettings:
@@ -84,9 +112,11 @@ class FitSettings(Section):
         """The prior sds (theta, b, log a)."""
         return {"theta_sd": self.theta_sd, "b_sd": self.b_sd, "log_a_sd": self.log_a_sd}
 
-    def to_dict(self, method: str) -> dict[str, Any]:
-        """The settings that matter for ``method`` (what a calibration records)."""
+    def to_dict(self, method: str, model: str = "1pl") -> dict[str, Any]:
+        """The settings that matter for ``method`` and ``model`` (what a calibration records)."""
         keys = ["theta_sd", "b_sd", "log_a_sd"]
+        if model == "3pl":
+            keys += ["c_mean", "c_strength"]
         if method == "map":
             keys += ["max_iter", "tol"]
         else:
