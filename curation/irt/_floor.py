@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import polars as pl
 from numpy.typing import NDArray
 
 from curation.irt._data import Cells
@@ -54,6 +55,18 @@ def item_floors(
         elif item in answer_types and answer_types[item] not in (None, "choice"):
             out[i] = 0.0
     return out
+
+
+def floors_of_items(items: pl.DataFrame, order: Sequence[str]) -> NDArray[np.float64]:
+    """:func:`item_floors` of an item table (schema ``item``) in ``order``.
+
+    An item without a question (a matrix-only benchmark's id) or absent from the table
+    has no record to read its options from: unknown.
+    """
+    rows = items.select("item", "question", "choices", "answer_type").to_dicts()
+    choices = {r["item"]: r["choices"] for r in rows}
+    kinds = {r["item"]: r["answer_type"] for r in rows if r["question"] is not None}
+    return item_floors(order, choices, kinds)
 
 
 def _beta(settings: FitSettings) -> tuple[float, float]:

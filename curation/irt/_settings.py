@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
+    NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
@@ -124,6 +125,37 @@ class FitSettings(Section):
         return {k: getattr(self, k) for k in keys}
 
 
+class ModelChoiceSettings(Section):
+    """``annotate.choice``: how ``model: auto`` chooses between 1PL, 2PL and 3PL.
+
+    Every observed cell is held out once (cell-wise K-fold, seeded by ``annotate.seed``),
+    each candidate is fitted on the rest and scored by the mean log likelihood of the
+    cells it never saw; the simplest within ``se_rule`` paired standard errors of the
+    best is chosen (BIC is reported beside it). A candidate whose full fit is degenerate
+    (the checks below) is set aside and the choice is made among the others, with the
+    reason in the metrics and the stage's output.
+    """
+
+    folds: Annotated[int, Field(ge=2, le=20)] = 5
+    """Folds of the cell-wise K-fold."""
+    se_rule: NonNegativeFloat = 1.0
+    """The simplest candidate within this many paired standard errors of the best (the
+    errors cluster-robust over items and models: their cells share fitted parameters)."""
+    min_rank_corr: Annotated[float, Field(ge=-1, le=1)] = 0.9
+    """Degenerate if the abilities' Spearman correlation with the 1PL's is below this (the
+    1PL ability orders models as their accuracy does on a complete matrix, and as their
+    difficulty-adjusted accuracy with missing cells)."""
+    max_a: PositiveFloat = 10.0
+    """Degenerate if a discrimination exceeds this: the bound no chosen model's a passes
+    (the scale is that of an average item, mean log a = 0)."""
+    min_span_ratio: Annotated[float, Field(gt=0, le=1)] = 0.5
+    """Degenerate (abilities squeezed) if the central 90% range of the abilities is below
+    this share of the 1PL's."""
+    min_floor: Annotated[float, Field(ge=0, lt=1)] = 0.01
+    """A 3PL whose every floor is below this (e.g. a shared floor estimated near 0 on a
+    matrix with no guessing) is the 2PL, not a guessing model: it is set aside."""
+
+
 def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
@@ -132,8 +164,12 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
 class AnnotateSettings(Section):
     """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
 
-    model: Literal["1pl", "2pl", "auto"] = "auto"
-    """1pl | 2pl | auto (choose by BIC per benchmark)."""
+    model: Literal["1pl", "2pl", "3pl", "auto"] = "auto"
+    """1pl | 2pl | 3pl (a guessing floor: 1/options from the item records, one shared
+    floor estimated where they do not say) | auto (chosen per benchmark by held-out
+    likelihood, see ``choice``; 3PL is a candidate when some item can be guessed)."""
+    choice: ModelChoiceSettings = ModelChoiceSettings()
+    """How ``auto`` chooses the model (``curation.irt.ModelChoiceSettings``)."""
     method: Literal["map", "nuts"] = "map"
     """map: posterior mode, Laplace intervals; nuts: the full posterior (numpyro; MAP
     stands in above ``settings.nuts_max_cells``)."""
