@@ -186,9 +186,16 @@ def _stratified(
 def _information(bank: ItemBank, m: int, rng: np.random.Generator) -> list[int]:
     lo, hi = float(bank.theta.min()), float(bank.theta.max())
     grid = np.linspace(lo, hi, _INFO_GRID)
-    p = bank.p(grid)  # grid x items
-    slope = (bank.a * p * (1.0 - p)).mean(axis=1)  # dS/dtheta
-    info = bank.a**2 * p * (1.0 - p)  # grid x items
+    if bank.c is None:
+        p = bank.p(grid)  # grid x items
+        slope = (bank.a * p * (1.0 - p)).mean(axis=1)  # dS/dtheta
+        info = bank.a**2 * p * (1.0 - p)  # grid x items
+    else:  # 3PL: dP/dθ = a (1 − c) s (1 − s), information (dP/dθ)² / (P (1 − P))
+        s = (bank.p(grid) - bank.c) / (1.0 - bank.c)  # the curve without its floor
+        dp = bank.a * (1.0 - bank.c) * s * (1.0 - s)
+        p = bank.c + (1.0 - bank.c) * s
+        slope = dp.mean(axis=1)
+        info = dp**2 / np.maximum(p * (1.0 - p), 1e-300)
     sd = max(float(np.std(bank.theta, ddof=1)), 0.05)
     total = np.full(grid.size, 1.0 / sd**2)
     w = slope**2

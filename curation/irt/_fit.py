@@ -31,6 +31,10 @@ from curation.irt._settings import (
 )
 from curation.irt._threads import pinned
 
+NEW_ITEM_FLOOR = "new_item_floor"
+"""A 3PL calibration's setting: the floor a new item gets unless its record gives one (the
+median of the bank's floors: 1/options on a uniform multiple-choice benchmark)."""
+
 ITEM_COLUMNS = (
     "item", "b", "se", "a", "c", "b_curve", "z", "z_low", "z_high", "n_models", "p_mean",
     "bound",
@@ -255,7 +259,13 @@ def fit_cells(
         abilities={name: float(t) for name, t in zip(cells.models, theta, strict=True)},
         scale=make_scale(scale, theta, b, (k_i >= n_i) | (k_i <= 0)),
         panel=cells.models,
-        settings={"method": used, "seed": seed, **settings.to_dict(used, model)},
+        settings={
+            "method": used,
+            "seed": seed,
+            **settings.to_dict(used, model),
+            # the floor a new item gets unless its record says (online calibration)
+            **({NEW_ITEM_FLOOR: float(np.median(mp.c))} if mp.c is not None else {}),
+        },
         benchmark=benchmark,
     )
     z_low, z_high = interval_z(calibration, b_low, b_high, bound)

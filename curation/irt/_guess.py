@@ -29,12 +29,25 @@ def _softplus(x: np.ndarray) -> NDArray[np.float64]:
     return out
 
 
-def floor_loglik(k: np.ndarray, n: np.ndarray, eta: np.ndarray, c: np.ndarray) -> float:
-    """Σ k log P + (n − k) log(1 − P) over the cells (``c`` broadcast like ``eta``).
+def floor_cell_loglik(
+    k: np.ndarray, n: np.ndarray, eta: np.ndarray, c: np.ndarray
+) -> NDArray[np.float64]:
+    """k log P + (n − k) log(1 − P) per cell (``c`` broadcast like ``eta``).
 
     log P = log σ(η) + log(1 + c e^−η) = softplus(log c − η) − softplus(−η) (the first
     term is 0 where c = 0), log(1 − P) = log(1 − c) − softplus(η).
     """
+    c = np.broadcast_to(c, eta.shape)
+    has = c > 0
+    log_c = np.log(np.where(has, c, 1.0))
+    log_p = np.where(has, _softplus(log_c - eta), 0.0) - _softplus(-eta)
+    log_q = np.log1p(-c) - _softplus(eta)
+    out: NDArray[np.float64] = k * log_p + (n - k) * log_q
+    return out
+
+
+def floor_loglik(k: np.ndarray, n: np.ndarray, eta: np.ndarray, c: np.ndarray) -> float:
+    """:func:`floor_cell_loglik` summed over the cells."""
     c = np.broadcast_to(c, eta.shape)
     has = c > 0
     log_c = np.log(np.where(has, c, 1.0))

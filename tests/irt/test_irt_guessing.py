@@ -187,3 +187,73 @@ def test_1pl_unchanged_by_the_floor_machinery():
     zero = fit_map_3pl(cells, FitSettings(), np.zeros(40))
     np.testing.assert_allclose(zero.b, two.b, atol=1e-8)
     assert fit_map_1pl(cells, FitSettings()).a is None
+
+
+def test_a_3pl_fit_flows_through_the_stored_fit_bootstrap_and_resolution():
+    """The gaps stage's path for a 3PL calibration: the stored z is reproduced by the
+    bootstrap's refit (floors held), every replicate is on the 1PL-equivalent axis, and
+    the score steps bracket each item's location."""
+    import polars as pl
+
+    from curation.irt import fit
+    from curation.measure._fitted import FittedBenchmark
+
+    cells, *_ = _world(40, 60, c=0.2, seed=21)
+    responses = pl.DataFrame(
+        {
+            "model": [cells.models[j] for j in cells.mi],
+            "item": [cells.items[i] for i in cells.ii],
+            "n_trials": cells.n.astype(int),
+            "n_correct": cells.k.astype(int),
+        }
+    )
+    floor = {item: 0.2 for item in cells.items[:50]}  # the last 10: unknown, shared floor
+    result = fit(responses, model="3pl", floor=floor).as_written()
+    items = result.items
+    assert items["c"].null_count() == 0 and items["c"][0] == 0.2
+    assert abs(float(items["c"][-1]) - float(result.diagnostics["shared_floor"])) < 1e-9
+    # b is the axis location: z maps it, and a floor makes an item easier than its curve
+    np.testing.assert_allclose(items["z"], result.calibration.to_z(items["b"].to_numpy()))
+    free = items.filter(pl.col("bound").is_null())
+    assert (free["b"] < free["b_curve"]).mean() > 0.9
+    stored = FittedBenchmark.load(responses, result.calibration, items)
+    intervals, z_hat = stored.bootstrap(replicates=8, seed=0)  # raises if z is not reproduced
+    np.testing.assert_allclose(z_hat, stored.z, atol=1e-6)
+    res = stored.resolution()
+    inside = (stored.z > 0) & (stored.z < 1)
+    assert np.all(res.step_up[inside] >= 0) and np.all(res.step_down[inside] >= 0)
+    # one expected correct answer of 40 moves an item by a fraction of the panel range
+    assert 0 < res.resolution < 0.2
+
+
+def test_new_items_land_where_a_refit_puts_them_on_a_3pl_scale():
+    """Online calibration of held-back items against the bank's abilities agrees with
+    the full 3PL fit that included them (abilities barely move with 5 items of 125)."""
+    import polars as pl
+
+    from curation.irt import calibrate_items, fit
+
+    cells, *_ = _world(300, 125, c=0.2, seed=17)
+    frame = pl.DataFrame(
+        {
+            "model": [cells.models[j] for j in cells.mi],
+            "item": [cells.items[i] for i in cells.ii],
+            "n_trials": cells.n.astype(int),
+            "n_correct": cells.k.astype(int),
+        }
+    )
+    new = list(cells.items[-5:])
+    floor = dict.fromkeys(cells.items, 0.2)
+    full = fit(frame, model="3pl", floor=floor)
+    bank = fit(frame.filter(~pl.col("item").is_in(new)), model="3pl", floor=floor)
+    assert bank.calibration.settings["new_item_floor"] == 0.2
+    got = calibrate_items(
+        frame.filter(pl.col("item").is_in(new)), bank.calibration, model="3pl"
+    ).sort("item")
+    want = full.items.filter(pl.col("item").is_in(new)).sort("item")
+    assert got["c"].to_list() == [0.2] * 5
+    np.testing.assert_allclose(got["z"], want["z"], atol=0.02)
+    np.testing.assert_allclose(got["b_curve"], want["b_curve"], atol=0.15)
+    np.testing.assert_allclose(
+        got["z"], bank.calibration.to_z(got["b"].to_numpy())
+    )  # b is the axis location
