@@ -318,12 +318,12 @@ def _why(order: Sequence[str], ranking: HeldoutRanking, checks: ModelChoiceSetti
         runner = max(others, key=lambda c: ranking.means[c])
         return (
             f"{pick.upper()} predicts held-out cells best ({checks.folds}-fold; "
-            f"+{ranking.gaps[runner]:.4f}/cell over {order[runner].upper()}, "
-            f"SE {ranking.gap_ses[runner]:.4f})"
+            f"+{ranking.gaps[runner]:.2g}/cell over {order[runner].upper()}, "
+            f"SE {ranking.gap_ses[runner]:.2g})"
         )
     c = ranking.chosen
     return (
         f"{pick.upper()} is within {checks.se_rule:g} SE of the best held-out fit "
-        f"({order[ranking.best].upper()} +{ranking.gaps[c]:.4f}/cell, "
-        f"SE {ranking.gap_ses[c]:.4f}; {checks.folds}-fold), and simpler"
+        f"({order[ranking.best].upper()} +{ranking.gaps[c]:.2g}/cell, "
+        f"SE {ranking.gap_ses[c]:.2g}; {checks.folds}-fold), and simpler"
     )
