@@ -30,7 +30,8 @@ from scipy.special import expit
 from curation.irt._batch import fit_map_1pl_batch
 from curation.irt._data import Cells, Dense, layout_kind
 from curation.irt._fit import fit_map
-from curation.irt._map import MapFit, _big
+from curation.irt._floor import equivalent_b
+from curation.irt._map import MapFit, _big, fit_2pl_raw, prior_centre
 from curation.irt._refit import DenseRefitter
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ScaleMethod, check_choice
@@ -111,9 +112,13 @@ def _refit(
     model: str,
     settings: FitSettings,
     floor: np.ndarray | None = None,
+    fitted: MapFit | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Abilities, axis locations and convergence flags of the refits of each row of ``k_sim``
-    (3PL: the refit's 1PL-equivalent locations, with ``floor`` held at the fit's).
+    (3PL: the refit's 1PL-equivalent locations, with ``floor`` held at the fit's). 2PL and
+    3PL refits start at the assessed fit ``fitted`` (θ, b, log a and its scale's prior
+    centre): a replicate's mode is near it, so a few Newton steps reach it instead of a
+    1PL fit and a cold 2PL one.
 
     Small 1PL designs are fitted as one batch (same modes, far less per-call overhead);
     larger dense 1PL ones one by one by :class:`DenseRefitter` (the same modes, without
@@ -148,6 +153,14 @@ def _refit(
     for r in range(r_count):
         k_r = k_sim[r].astype(np.float64)
         sim = Cells(cells.models, cells.items, cells.mi, cells.ii, k_r, cells.n)
+        if model != "1pl" and fitted is not None and fitted.a is not None:
+            x0 = (fitted.theta, fitted.b, np.log(fitted.a))
+            res = fit_2pl_raw(sim, settings, floor=floor, x0=x0,
+                              centre=prior_centre(fitted.theta, fitted.b, settings))  # fmt: skip
+            th_r, b_r, al_r = res["x"]
+            theta[r], converged[r] = th_r, res["converged"]
+            b[r] = b_r if floor is None else equivalent_b(th_r, b_r, np.exp(al_r), floor)
+            continue
         refit = fit_map(sim, model, settings, floor)
         theta[r], b[r], converged[r] = refit.theta, _axis(refit), refit.converged
     return theta, b, converged
@@ -157,8 +170,6 @@ def _axis(mp: MapFit) -> np.ndarray:
     """A fit's items on the axis z maps (3PL: 1PL-equivalent, :mod:`curation.irt._floor`)."""
     if mp.c is None:
         return mp.b
-    from curation.irt._floor import equivalent_b
-
     return equivalent_b(mp.theta, mp.b, mp.a, mp.c)
 
 
@@ -213,10 +224,8 @@ def parametric_bootstrap(
         c_cell = floors[cells.ii]
         p = c_cell + (1.0 - c_cell) * p
     k_sim = rng.binomial(n_trials[None, :], p)  # int64; the refits convert as they go
-    theta_f, b_f, converged = _refit(cells, k_sim, model, s, floors)
+    theta_f, b_f, converged = _refit(cells, k_sim, model, s, floors, mp)
     if floors is not None:  # the truth's items on the axis too
-        from curation.irt._floor import equivalent_b
-
         b_t = np.stack([equivalent_b(t, b, a, floors) for t, b in zip(theta_t, b_t, strict=True)])
     z_true = np.empty((r_count, cells.n_items))
     z_refit = np.empty_like(z_true)
