@@ -173,6 +173,28 @@ def _subset(cells: Cells, keep: np.ndarray) -> Cells:
                  cells.n[keep])  # fmt: skip
 
 
+def _models_scored(cells: Cells, max_cells: int, seed: int) -> Cells:
+    """The cells the held-out comparison uses: all of them, or above ``max_cells`` those
+    of a seeded random subset of models (every item kept: a leaderboard's thousands of
+    models tell the candidates apart long before the last one)."""
+    if cells.k.size <= max_cells:
+        return cells
+    per_model = np.bincount(cells.mi, minlength=cells.n_models)
+    order = np.random.default_rng(seed).permutation(cells.n_models)
+    keep = np.sort(order[: max(2, int(np.searchsorted(np.cumsum(per_model[order]), max_cells)))])
+    remap = np.full(cells.n_models, -1, dtype=np.int64)
+    remap[keep] = np.arange(keep.size)
+    mask = remap[cells.mi] >= 0
+    return Cells(
+        tuple(cells.models[j] for j in keep),
+        cells.items,
+        remap[cells.mi[mask]].astype(np.int32),
+        cells.ii[mask],
+        cells.k[mask],
+        cells.n[mask],
+    )
+
+
 def _fit_all(
     cells: Cells, models: Sequence[str], settings: FitSettings, floor: np.ndarray | None
 ) -> dict[str, MapFit]:
@@ -215,19 +237,20 @@ def choose_model(
     full = _fit_all(cells, order, s, floor)
     used_floor = full["3pl"].c if "3pl" in full else None
 
-    folds = cell_folds(cells.k.size, checks.folds, seed)
+    scored = _models_scored(cells, checks.max_cells, seed)
+    folds = cell_folds(scored.k.size, checks.folds, seed)
     scores: dict[str, list[np.ndarray]] = {m: [] for m in order}
     scored_items: list[np.ndarray] = []
     scored_models: list[np.ndarray] = []
     n_scored = 0
     for f in range(checks.folds):
-        held = keep_trainable(folds == f, cells.mi, cells.ii, cells.n_models, cells.n_items,
-                              MIN_TRAIN)  # fmt: skip
+        held = keep_trainable(folds == f, scored.mi, scored.ii, scored.n_models,
+                              scored.n_items, MIN_TRAIN)  # fmt: skip
         if not held.any():
             continue
-        train = _subset(cells, ~held)
+        train = _subset(scored, ~held)
         fits = _fit_all(train, order, s, used_floor)
-        mi, ii, k, n = cells.mi[held], cells.ii[held], cells.k[held], cells.n[held]
+        mi, ii, k, n = scored.mi[held], scored.ii[held], scored.k[held], scored.n[held]
         n_scored += int(held.sum())
         scored_items.append(ii)
         scored_models.append(mi)

@@ -138,6 +138,11 @@ class ModelChoiceSettings(Section):
 
     folds: Annotated[int, Field(ge=2, le=20)] = 5
     """Folds of the cell-wise K-fold."""
+    max_cells: PositiveInt = 2_000_000
+    """Above this many cells the held-out comparison uses a seeded random subset of the
+    models (all their cells, up to this many): the folds cost 5 fits per candidate, and
+    a leaderboard's thousands of models tell the candidates apart long before the last.
+    The full fits (BIC, the checks, the chosen model) always use every cell."""
     se_rule: NonNegativeFloat = 1.0
     """The simplest candidate within this many paired standard errors of the best (the
     errors cluster-robust over items and models: their cells share fitted parameters)."""

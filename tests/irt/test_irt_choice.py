@@ -111,3 +111,13 @@ def test_no_cell_held_out_falls_back_to_bic():
     choice = choose_model(cells, candidates=["1pl", "2pl"], seed=0)
     assert choice.rule == "bic" and choice.heldout_choice is None and choice.n_scored == 0
     assert choice.chosen == choice.bic_choice and "by BIC" in choice.reason
+
+
+def test_large_matrix_scores_a_subset_of_models():
+    """Above ``max_cells`` the folds use a seeded subset of models; the choice holds."""
+    cells, _ = simulate_leaderboard(**SHAPE, truth="2pl", seed=1)
+    capped = ModelChoiceSettings(max_cells=15_000)  # about half of the 36,000 cells
+    choice = choose_model(cells, candidates=["1pl", "2pl"], choice=capped, seed=0)
+    assert choice.chosen == "2pl"
+    assert 0 < choice.n_scored <= 15_000
+    assert choice.fits["2pl"].theta.size == cells.n_models  # the full fits: every model
