@@ -68,20 +68,23 @@ def check_table(names: list[str]) -> str:
 
 
 def irt_table(names: list[str]) -> str:
-    """The annotate fit per benchmark: model and method chosen, the BIC behind the choice,
-    the degenerate items and the leave-one-model-out sensitivity."""
+    """The annotate fit per benchmark: model and method chosen, the BIC beside the
+    held-out choice, the degenerate items and the leave-one-model-out sensitivity; then
+    each benchmark's one-line reason for its model."""
     header = (
         "benchmark",
         "model",
         "method",
         "BIC 1PL",
         "BIC 2PL",
+        "BIC 3PL",
         "all",
         "none",
         "LOO max|dz|",
         "most influential",
     )
     rows: list[tuple[str, ...]] = []
+    reasons: list[str] = []
     for name in names:
         m = _load(irt_metrics_path(name))
         if m is None:
@@ -95,13 +98,17 @@ def irt_table(names: list[str]) -> str:
                 f"{m['method']}/{m['interval_source']}",
                 fixed(m["bic_1pl"], 0),
                 fixed(m["bic_2pl"], 0),
+                fixed(m["bic_3pl"], 0) if m.get("bic_3pl") is not None else DASH,
                 str(m["n_all_solved"]),
                 str(m["n_none_solved"]),
                 fixed(loo["max_abs_dz"]) if loo else DASH,
                 _short(str(loo.get("most_influential_model", DASH)), 24),
             )
         )
-    return table(header, rows)
+        choice = m.get("choice")
+        if choice and m.get("model_choice") != "params":
+            reasons.append(f"  {name}: {choice['reason']}")
+    return table(header, rows) + "".join(f"\n{r}" for r in reasons)
 
 
 def gaps_table(names: list[str]) -> str:

@@ -3,6 +3,12 @@
 Writes data/difficulty/<b>.parquet (schema `difficulty`), data/difficulty/<b>.draws.npz
 (draws of b: the NUTS posterior, or Laplace draws from the MAP fit, labelled as such),
 data/calibration/<b>.json, metrics/irt/<b>.json and two figures.
+
+The model (``annotate.model: auto``) is chosen per benchmark among 1PL, 2PL and, when
+some item can be guessed, 3PL, by held-out likelihood with BIC beside it; a degenerate
+fit is set aside (:func:`curation.irt.choose_model`). The item records
+(data/items/<b>.parquet) give each item's guessing floor: 1/options for a listed
+multiple-choice item, 0 for a free-response one, unknown for a matrix-only id.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ import polars as pl
 from curation.errors import InputError
 from curation.io.atomic import non_finite_paths, write_json
 from curation.io.npz import write_npz
-from curation.io.tables import scan_table, write_table
-from curation.irt import Cells, bic_compare, encode, fit, loo_stability
+from curation.io.tables import read_table, scan_table, write_table
+from curation.irt import Cells, choose_model, encode, fit, floors_of_items, loo_stability
 from curation.params_model import ParamsFile
 from curation.paths import (
     calibration_path,
@@ -30,6 +36,7 @@ from curation.paths import (
     draws_path,
     irt_metrics_path,
     irt_plot_path,
+    items_path,
     responses_path,
 )
 from curation.plots.irt import plot_difficulty_vs_ability, plot_item_curves
@@ -90,12 +97,22 @@ def _draws(result: Any, *, n: int, seed: int) -> tuple[np.ndarray, str]:
     return b + se * rng.standard_normal((n, b.size)), "laplace"
 
 
+def _candidates(floor: np.ndarray) -> tuple[list[str], dict[str, str]]:
+    """The models ``auto`` weighs, and those it leaves out with why."""
+    if np.all(floor == 0.0):
+        return ["1pl", "2pl"], {
+            "3pl": "no item can be guessed (every item is free-response): 3PL is 2PL here"
+        }
+    return ["1pl", "2pl", "3pl"], {}
+
+
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
     """Run `annotate` for one benchmark on the validated params: the line stage_main prints."""
     cfg = params.annotate
     responses_file = responses_path(benchmark)
     responses = _encoded(responses_file, benchmark, params_file)
     _require_fittable(responses, file=str(responses_file))
+    items = read_table(items_path(benchmark), produced_by=f"ingest@{benchmark}")
     n_models = responses.n_models
     loo_note = None
     run_loo = cfg.loo
@@ -107,8 +124,20 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         run_loo = False
     started = time.perf_counter()
     try:
-        bic = bic_compare(responses, seed=cfg.seed, settings=cfg.settings)
-        model = bic["choice"] if cfg.model == "auto" else cfg.model
+        cells = encode(responses)
+        floor = floors_of_items(items, cells.items)
+        candidates, skipped = _candidates(floor)
+        if cfg.model != "auto" and cfg.model not in candidates:
+            candidates.append(cfg.model)
+        choice = choose_model(
+            cells,
+            candidates=candidates,
+            settings=cfg.settings,
+            choice=cfg.choice,
+            floor=floor,
+            seed=cfg.seed,
+        )
+        model = choice.chosen if cfg.model == "auto" else cfg.model
         result = fit(
             responses,
             model=model,
@@ -117,6 +146,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             scale=cfg.scale,
             benchmark=benchmark,
             settings=cfg.settings,
+            floor=dict(zip(cells.items, floor.tolist(), strict=True)) if model == "3pl" else None,
         )
         fit_seconds = time.perf_counter() - started
         loo = (
@@ -128,6 +158,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
                 exact_max_models=cfg.loo_exact_max_models,
                 exact_top=cfg.loo_exact_top,
                 settings=cfg.settings,
+                floor=floor if model == "3pl" else None,
             )
             if run_loo
             else None
@@ -153,10 +184,14 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
     table = conform(table, "difficulty")
     draws, draws_source = _draws(result, n=cfg.laplace_draws, seed=cfg.seed)
 
+    bics = {c.model: c.bic for c in choice.candidates}
+    problems = choice.candidate(model).problems
+    choice_record = choice.to_metrics()
+    choice_record["skipped"] = skipped
     metrics: dict[str, Any] = {
         "benchmark": benchmark,
         "model": model,
-        "model_choice": "bic" if cfg.model == "auto" else "params",
+        "model_choice": "heldout" if cfg.model == "auto" else "params",
         "method": diag["method"],
         "requested_method": cfg.method,
         "interval_source": diag["interval_source"],
@@ -168,9 +203,12 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         "n_all_solved": diag["n_all_solved"],
         "n_none_solved": diag["n_none_solved"],
         "converged": bool(diag["converged"]),
-        "bic_1pl": bic["1pl"]["bic"],
-        "bic_2pl": bic["2pl"]["bic"],
-        "bic_choice": bic["choice"],
+        "bic_1pl": bics["1pl"],
+        "bic_2pl": bics["2pl"],
+        "bic_3pl": bics.get("3pl"),
+        "bic_choice": choice.bic_choice,
+        "choice": choice_record,
+        "shared_floor": diag.get("shared_floor"),
         "fallback_reason": diag.get("fallback_reason"),
         "nuts": None,
         "loo": None,
@@ -228,6 +266,12 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         text += (
             f"; leave-one-model-out max |dz| {metrics['loo']['max_abs_dz']:.3f} "
             f"({metrics['loo']['most_influential_model']}; {loo_mode})"
+        )
+    text += f"\n  model: {choice.reason}" if cfg.model == "auto" else ""
+    if cfg.model != "auto" and problems:
+        text += (
+            f"\n  note: annotate.model: {model} looks degenerate ({'; '.join(problems)}); "
+            f"auto would choose {choice.chosen.upper()}"
         )
     if diag.get("fallback_reason"):
         text += f"\n  note: {diag['fallback_reason']}"

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from curation.estimate._bank import FloatArray, ItemBank, argmin_tied, expit
+from curation.estimate._bank import FloatArray, ItemBank, argmin_tied
 from curation.estimate._estimate import Observed, theta_posterior
 
 CRITERION_POINTS = 41
@@ -76,11 +76,9 @@ def next_items(
     cand: np.ndarray = order[free[order]]  # in id order: ties go to the first id
     if cand.size == 0:
         return cand
-    p_all = bank.p(g)  # grid x items
-    slope = (bank.a * p_all * (1.0 - p_all)).mean(axis=1)  # S'(theta)
-    a_c = bank.a[cand]
-    p = expit(a_c * (g[:, None] - bank.b[cand]))
-    info = a_c**2 * p * (1.0 - p)  # grid x candidates
+    dp, info_all = bank.slope_info(g)  # grid x items (a 3PL's floor included)
+    slope = dp.mean(axis=1)  # S'(theta)
+    info = info_all[:, cand]  # grid x candidates
     total = np.full(g.size, 1.0 / var)
     weight = wg * slope**2
     taken = np.zeros(cand.size, dtype=bool)

@@ -58,7 +58,10 @@ def argmin_tied(x: FloatArray, rtol: float = 1e-9) -> int:
 
 @dataclass(frozen=True)
 class ItemBank:
-    """Fixed item parameters (b, a) and the panel they were calibrated on.
+    """Fixed item parameters (b, a, and a 3PL's floors c) and the panel they were
+    calibrated on. ``b`` is each item curve's own location: P = c + (1 − c) σ(a (θ − b))
+    (for a 3PL calibration the difficulty table's ``b_curve``; its ``b`` is the axis
+    location, which the curve does not use).
 
     ``panel_scores``: each panel model's full-benchmark accuracy (as
     ``curation.subsets.model_scores`` defines it) in ``panel`` order: what a new model is
@@ -77,6 +80,8 @@ class ItemBank:
     benchmark: str | None = None
     source: str = "calibration"
     """Where the bank came from (a file name, for messages)."""
+    c: FloatArray | None = None
+    """3PL: each item's guessing floor; None for 1PL/2PL."""
 
     def __post_init__(self) -> None:
         n = len(self.items)
@@ -121,13 +126,52 @@ class ItemBank:
         if np.array_equal(order, np.arange(self.n_items)):
             return self
         return replace(
-            self, items=tuple(self.items[i] for i in order), b=self.b[order], a=self.a[order]
+            self,
+            items=tuple(self.items[i] for i in order),
+            b=self.b[order],
+            a=self.a[order],
+            c=None if self.c is None else self.c[order],
         )
 
     def p(self, theta: FloatArray) -> FloatArray:
         """P(correct) of every item at each ``theta`` (len(theta) x n_items)."""
         t = np.asarray(theta, dtype=np.float64).reshape(-1, 1)
-        return expit(self.a * (t - self.b))
+        return self.p_of(self.a * (t - self.b))
+
+    def slope_info(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(dP_i/dθ, Fisher information of item i) at each ``theta`` (len(theta) x
+        n_items): a² P (1 − P) for 1PL/2PL; with a floor (3PL) dP/dθ = a (1 − c) s (1 − s)
+        on the curve s without its floor, information (dP/dθ)² / (P (1 − P))."""
+        t = np.asarray(theta, dtype=np.float64).reshape(-1, 1)
+        s = expit(self.a * (t - self.b))
+        if self.c is None:
+            dp: FloatArray = self.a * s * (1.0 - s)
+            return dp, self.a * dp
+        dp = self.a * (1.0 - self.c) * s * (1.0 - s)
+        p = self.c + (1.0 - self.c) * s
+        info: FloatArray = dp**2 / np.maximum(p * (1.0 - p), 1e-300)
+        return dp, info
+
+    def p_of(self, eta: FloatArray, idx: np.ndarray | None = None) -> FloatArray:
+        """P(correct) at logits ``eta`` = a (θ − b) of the items ``idx`` (all: None),
+        the floor applied (3PL)."""
+        p = expit(eta)
+        if self.c is None:
+            return p
+        c = self.c if idx is None else self.c[idx]
+        out: FloatArray = c + (1.0 - c) * p
+        return out
+
+    def log_p_of(
+        self, eta: FloatArray, idx: np.ndarray | None = None
+    ) -> tuple[FloatArray, FloatArray]:
+        """(log P, log(1 − P)) at logits ``eta`` of the items ``idx`` (all: None)."""
+        if self.c is None:
+            return log_expit(eta), log_expit(-eta)
+        c = self.c if idx is None else self.c[idx]
+        log_q: FloatArray = np.log1p(-c) + log_expit(-eta)
+        log_p: FloatArray = np.log(c + (1.0 - c) * expit(eta))
+        return log_p, log_q
 
     def z_of(self, theta: float) -> float | None:
         """``theta`` on the benchmark's z axis (None without a calibration)."""
@@ -155,13 +199,15 @@ class ItemBank:
         calibration: Calibration | None = None,
         benchmark: str | None = None,
         source: str = "calibration",
+        c: Sequence[float] | FloatArray | None = None,
     ) -> ItemBank:
-        """A bank from its parts (``a`` None: 1PL); panel scores from the model."""
+        """A bank from its parts (``a`` None: 1PL; ``c`` given: 3PL); panel scores from
+        the model."""
         b_arr = np.asarray(b, dtype=np.float64)
         a_arr = np.ones_like(b_arr) if a is None else np.asarray(a, dtype=np.float64)
         panel = tuple(theta)
         th = np.array([theta[m] for m in panel], dtype=np.float64)
-        model = "1pl" if a is None else "2pl"
+        model = "1pl" if a is None else "2pl" if c is None else "3pl"
         bank = cls(
             items=tuple(str(i) for i in items),
             b=b_arr,
@@ -173,6 +219,7 @@ class ItemBank:
             calibration=calibration,
             benchmark=benchmark,
             source=source,
+            c=None if c is None else np.asarray(c, dtype=np.float64),
         )
         return replace(bank, panel_scores=bank.p(th).mean(axis=1))
 
@@ -185,16 +232,21 @@ class ItemBank:
         source: str = "difficulty table",
     ) -> ItemBank:
         """The annotate stage's outputs: a calibration and its difficulty table (item, b,
-        and a for 2PL). Items whose b is missing are left out (they have no place on the
-        scale)."""
+        and a for 2PL; a, c and b_curve for 3PL). Items whose b is missing are left out
+        (they have no place on the scale)."""
         for col in ("item", "b"):
             if col not in difficulty.columns:
                 raise InputError("required column missing", file=source, field=col)
-        two_pl = calibration.model == "2pl"
+        two_pl = calibration.model != "1pl"
+        three = calibration.model == "3pl"
         if two_pl and "a" not in difficulty.columns:
             raise InputError("a 2PL calibration needs column a", file=source, field="a")
+        for col in ("c", "b_curve") if three else ():
+            if col not in difficulty.columns:
+                raise InputError("a 3PL calibration needs column " + col, file=source, field=col)
         cols = ["item", "b", "a"] if two_pl else ["item", "b"]
-        df = difficulty.select(cols).filter(pl.col("b").is_not_null() & pl.col("b").is_not_nan())
+        df = difficulty.select(cols + (["c", "b_curve"] if three else []))
+        df = df.filter(pl.col("b").is_not_null() & pl.col("b").is_not_nan())
         if two_pl:
             bad = df.filter(pl.col("a").is_null() | pl.col("a").is_nan() | (pl.col("a") <= 0))
             if bad.height:
@@ -207,8 +259,9 @@ class ItemBank:
             raise InputError("no item has a difficulty b", file=source, field="b")
         return cls.build(
             items=df["item"].cast(pl.String).to_list(),
-            b=df["b"].to_numpy(),
+            b=df["b_curve" if three else "b"].to_numpy(),
             a=df["a"].to_numpy() if two_pl else None,
+            c=df["c"].to_numpy() if three else None,
             theta=calibration.abilities,
             calibration=calibration,
             benchmark=calibration.benchmark,

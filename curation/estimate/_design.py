@@ -208,9 +208,8 @@ def _stratified(
 def _information(bank: ItemBank, m: int, rng: np.random.Generator) -> list[int]:
     lo, hi = float(bank.theta.min()), float(bank.theta.max())
     grid = np.linspace(lo, hi, _INFO_GRID)
-    p = bank.p(grid)  # grid x items
-    slope = (bank.a * p * (1.0 - p)).mean(axis=1)  # dS/dtheta
-    info = bank.a**2 * p * (1.0 - p)  # grid x items
+    dp, info = bank.slope_info(grid)  # grid x items
+    slope = dp.mean(axis=1)  # dS/dtheta
     sd = max(float(np.std(bank.theta, ddof=1)), 0.05)
     total = np.full(grid.size, 1.0 / sd**2)
     w = slope**2

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from curation.errors import InputError
-from curation.estimate._bank import FloatArray, ItemBank, expit, log_expit
+from curation.estimate._bank import FloatArray, ItemBank
 from curation.estimate._settings import ESTIMATORS, EstimationSettings, EstimatorName
 
 NORMAL_ABOVE = 100
@@ -183,7 +183,8 @@ def _log_post(bank: ItemBank, obs: Observed, grid: FloatArray, mu: float, sd: fl
     lp: FloatArray = -0.5 * ((grid - mu) / sd) ** 2
     if obs.idx.size:
         eta = bank.a[obs.idx] * (grid[:, None] - bank.b[obs.idx])
-        lp = lp + log_expit(eta) @ obs.k + log_expit(-eta) @ (obs.n - obs.k)
+        log_p, log_q = bank.log_p_of(eta, obs.idx)
+        lp = lp + log_p @ obs.k + log_q @ (obs.n - obs.k)
     return lp
 
 
@@ -273,7 +274,7 @@ def predict(
     coarse = grid[::stride]
     if coarse[-1] != grid[-1]:
         coarse = np.append(coarse, grid[-1])
-    p = expit(a_u * (coarse[:, None] - b_u))  # coarse grid x unseen
+    p = bank.p_of(a_u * (coarse[:, None] - b_u), u_idx)  # coarse grid x unseen
     p_mean = _quadrature(grid, w, coarse, p)
     theta = _draw_theta(grid, w, draws, rng)
     if u_idx.size > NORMAL_ABOVE:
@@ -283,7 +284,7 @@ def predict(
         u = u + np.sqrt(np.interp(theta, coarse, var_c)) * rng.standard_normal(draws)
         u = np.clip(u, 0.0, float(u_idx.size))
     else:
-        p_draw = expit(a_u * (theta[:, None] - b_u))
+        p_draw = bank.p_of(a_u * (theta[:, None] - b_u), u_idx)
         if t == 1.0:  # Bernoulli: a uniform below p, ~20x cheaper than binomial(1, p)
             u = (rng.random(p_draw.shape) < p_draw).sum(axis=1).astype(np.float64)
         else:

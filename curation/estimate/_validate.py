@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from curation.estimate._adaptive import run_adaptive
-from curation.estimate._bank import FloatArray, ItemBank, expit
+from curation.estimate._bank import FloatArray, ItemBank
 from curation.estimate._design import Design, select
 from curation.estimate._estimate import (
     Observed,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from curation.irt import FitSettings
     from curation.measure import TargetLike
 
-IrtModel = Literal["1pl", "2pl"]
+IrtModel = Literal["1pl", "2pl", "3pl"]
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def ideal_folds(folds: Sequence[Fold], seed: int = 0, grid_points: int = 401) ->
         for name, full in f.test_observed.items():
             grid, w = theta_posterior(f.bank, full, grid_points)
             theta = float(w @ grid)
-            p = expit(f.bank.a[full.idx] * (theta - f.bank.b[full.idx]))
+            p = f.bank.p_of(f.bank.a[full.idx] * (theta - f.bank.b[full.idx]), full.idx)
             k = rng.binomial(full.n.astype(np.int64), p).astype(np.float64)
             redrawn[name] = Observed(idx=full.idx, k=k, n=full.n)
         out.append(replace(f, test_observed=redrawn))

@@ -30,7 +30,8 @@ from scipy.special import expit
 from curation.irt._batch import fit_map_1pl_batch
 from curation.irt._data import Cells, Dense, layout_kind
 from curation.irt._fit import fit_map
-from curation.irt._map import MapFit, _big
+from curation.irt._floor import equivalent_b
+from curation.irt._map import MapFit, _big, fit_2pl_raw, prior_centre
 from curation.irt._refit import DenseRefitter
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ScaleMethod, check_choice
@@ -107,9 +108,18 @@ def _cell_logits(cells: Cells, theta: np.ndarray, b: np.ndarray) -> NDArray[np.f
 
 
 def _refit(
-    cells: Cells, k_sim: np.ndarray, model: str, settings: FitSettings
+    cells: Cells,
+    k_sim: np.ndarray,
+    model: str,
+    settings: FitSettings,
+    floor: np.ndarray | None = None,
+    fitted: MapFit | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Abilities, difficulties and convergence flags of the refits of each row of ``k_sim``.
+    """Abilities, axis locations and convergence flags of the refits of each row of ``k_sim``
+    (3PL: the refit's 1PL-equivalent locations, with ``floor`` held at the fit's). 2PL and
+    3PL refits start at the assessed fit ``fitted`` (θ, b, log a and its scale's prior
+    centre): a replicate's mode is near it, so a few Newton steps reach it instead of a
+    1PL fit and a cold 2PL one.
 
     Small 1PL designs are fitted as one batch (same modes, far less per-call overhead);
     larger dense 1PL ones one by one by :class:`DenseRefitter` (the same modes, without
@@ -144,9 +154,24 @@ def _refit(
     for r in progress(range(r_count), desc="bootstrap refits", unit="refit"):
         k_r = k_sim[r].astype(np.float64)
         sim = Cells(cells.models, cells.items, cells.mi, cells.ii, k_r, cells.n)
-        refit = fit_map(sim, model, settings)
-        theta[r], b[r], converged[r] = refit.theta, refit.b, refit.converged
+        if model != "1pl" and fitted is not None and fitted.a is not None:
+            x0 = (fitted.theta, fitted.b, np.log(fitted.a))
+            res = fit_2pl_raw(sim, settings, floor=floor, x0=x0,
+                              centre=prior_centre(fitted.theta, fitted.b, settings))  # fmt: skip
+            th_r, b_r, al_r = res["x"]
+            theta[r], converged[r] = th_r, res["converged"]
+            b[r] = b_r if floor is None else equivalent_b(th_r, b_r, np.exp(al_r), floor)
+            continue
+        refit = fit_map(sim, model, settings, floor)
+        theta[r], b[r], converged[r] = refit.theta, _axis(refit), refit.converged
     return theta, b, converged
+
+
+def _axis(mp: MapFit) -> np.ndarray:
+    """A fit's items on the axis z maps (3PL: 1PL-equivalent, :mod:`curation.irt._floor`)."""
+    if mp.c is None:
+        return mp.b
+    return equivalent_b(mp.theta, mp.b, mp.a, mp.c)
 
 
 @pinned  # hundreds of panel-sized products: threads only spin-wait
@@ -160,12 +185,15 @@ def parametric_bootstrap(
     seed: int = 0,
     truth: Truth = "smooth",
     start: MapFit | None = None,
+    floor: np.ndarray | None = None,
 ) -> BootstrapReplicates:
     """Refit ``replicates`` simulated copies of ``cells`` and return (z†, z*) pairs.
 
     ``model``, ``settings`` and ``scale`` must be those of the fit being assessed (the
     stage reads them from the stored calibration); ``start`` is that MAP fit if already
-    at hand. Deterministic given ``seed``.
+    at hand; ``floor`` (3PL) its floor per item (a shared floor is held at the fit's in
+    every replicate). A 3PL item's z is that of its 1PL-equivalent location, in the
+    truth and in every refit. Deterministic given ``seed``.
     """
     check_choice("model", model, MODELS)
     check_choice("scale", scale, SCALES)
@@ -173,27 +201,33 @@ def parametric_bootstrap(
     if int(replicates) < 2:
         raise ValueError(f"replicates must be >= 2, got {replicates!r}")
     s = settings if settings is not None else FitSettings()
-    mp = start if start is not None else fit_map(cells, model, s)
+    mp = start if start is not None else fit_map(cells, model, s, floor)
+    floors = mp.c if model == "3pl" else None
     bound = bounded_items(cells, cells.k)
-    z_hat = z_on_fitted_scale(model, scale, mp.theta, mp.b, bound)
+    z_hat = z_on_fitted_scale(model, scale, mp.theta, _axis(mp), bound)
     lay = Dense(cells)
-    a = mp.a if model == "2pl" else None
+    a = mp.a if model != "1pl" else None
     rng = np.random.default_rng(seed)
     smooth = None
     if truth == "smooth":
         from curation.irt._eb import SmoothTruth
 
-        smooth = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se, a, mp.b)
+        smooth = SmoothTruth.fit(lay.K, lay.N, mp.theta, mp.theta_se, a, mp.b, floors)
     n_trials = cells.n.astype(np.int64)
     r_count = int(replicates)
-    slope = 1.0 if a is None else a[cells.ii]  # a(θ − b) per cell, 2PL
+    slope = 1.0 if a is None else a[cells.ii]  # a(θ − b) per cell, 2PL/3PL
     if smooth is not None:
         theta_t, b_t = smooth.draw(rng, r_count)
     else:
         theta_t, b_t = np.tile(mp.theta, (r_count, 1)), np.tile(mp.b, (r_count, 1))
     p = expit(slope * _cell_logits(cells, theta_t, b_t))
+    if floors is not None:
+        c_cell = floors[cells.ii]
+        p = c_cell + (1.0 - c_cell) * p
     k_sim = rng.binomial(n_trials[None, :], p)  # int64; the refits convert as they go
-    theta_f, b_f, converged = _refit(cells, k_sim, model, s)
+    theta_f, b_f, converged = _refit(cells, k_sim, model, s, floors, mp)
+    if floors is not None:  # the truth's items on the axis too
+        b_t = np.stack([equivalent_b(t, b, a, floors) for t, b in zip(theta_t, b_t, strict=True)])
     z_true = np.empty((r_count, cells.n_items))
     z_refit = np.empty_like(z_true)
     for r in range(r_count):

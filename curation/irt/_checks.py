@@ -9,7 +9,7 @@ import polars as pl
 
 from curation.irt._data import Cells, encode
 from curation.irt._fit import FitResult, bic, bic_classic, fit_cells, n_params
-from curation.irt._loo import dense_counts, one_step_loo, refit_1pl, refit_2pl, warm_start
+from curation.irt._loo import dense_counts, one_step_loo, refit_1pl, refit_2pl_point, warm_start
 from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
@@ -127,16 +127,41 @@ def _loo_row(
 
 
 def _refit_warm(
-    sub: Cells, model: str, s: FitSettings, full: FitResult, j: int, idx: np.ndarray
+    sub: Cells,
+    model: str,
+    s: FitSettings,
+    full: FitResult,
+    j: int,
+    idx: np.ndarray,
+    floor: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """θ and the items' axis locations of the warm-started refit without model ``j``."""
     keep = np.delete(np.arange(full.models.height), j)
-    th0, b0 = warm_start(full.models["theta"].to_numpy(), full.items["b"].to_numpy(), keep, idx)
-    if model == "2pl":
-        al0 = np.log(full.items["a"].to_numpy()[idx])
-        th, b, _, _ = refit_2pl(sub, s, th0, b0, al0)
-    else:
+    th0, b0 = warm_start(full.models["theta"].to_numpy(), _curve_b(full), keep, idx)
+    if model == "1pl":
         th, b, _, _ = refit_1pl(sub, s, th0, b0)
-    return th, b
+        return th, b
+    al0 = np.log(full.items["a"].to_numpy()[idx])
+    used = None if floor is None else floor[idx]
+    th, b, al = refit_2pl_point(sub, s, th0, b0, al0, used)["x"]
+    return th, _axis_b(model, th, b, np.exp(al), used)
+
+
+def _curve_b(fit: FitResult) -> np.ndarray:
+    """The item curves' own b (3PL: ``b_curve``; ``b`` is then the axis location)."""
+    col = "b_curve" if fit.calibration.model == "3pl" else "b"
+    return fit.items[col].to_numpy()
+
+
+def _axis_b(
+    model: str, th: np.ndarray, b: np.ndarray, a: np.ndarray | None, floor: np.ndarray | None
+) -> np.ndarray:
+    """A refit's items on the axis z maps (3PL: 1PL-equivalent, :mod:`curation.irt._floor`)."""
+    if model != "3pl":
+        return b
+    from curation.irt._floor import equivalent_b
+
+    return equivalent_b(th, b, a, floor)
 
 
 @pinned
@@ -150,6 +175,7 @@ def loo_stability(
     exact_max_models: int | None = None,
     exact_top: int = LOO_EXACT_TOP,
     settings: FitSettings | None = None,
+    floor: np.ndarray | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Refit (MAP) without each model in turn and report how far the items move.
@@ -174,7 +200,9 @@ def loo_stability(
     the rest are approximations). ``approx_error`` is the largest |Δ max |dz|| between
     approximation and refit over the refitted models: the approximation's measured error
     where it matters most. At or below it (default) every model is refitted (``"mode":
-    "exact"``).
+    "exact"``). ``floor`` (3PL): the guessing floor per item in the order the responses
+    encode them, NaN where unknown; the refits hold every floor at the full fit's (a
+    shared floor is not re-estimated per refit).
     """
     check_choice("model", model, MODELS)
     check_choice("scale", scale, SCALES)
@@ -183,11 +211,14 @@ def loo_stability(
     cells = encode(responses)
     if cells.n_models < 3:
         raise ValueError(f"leave-one-model-out needs at least 3 models, got {cells.n_models}")
-    full = fit_cells(cells, model=model, method="map", seed=seed, scale=scale, settings=s)
-    b_full = full.items["b"].to_numpy()
+    full = fit_cells(
+        cells, model=model, method="map", seed=seed, scale=scale, settings=s, floor=floor
+    )
+    b_full = _curve_b(full)
     theta_full = full.models["theta"].to_numpy()
     warm = method == "warm" and not _big(cells, s)
-    a_full = full.items["a"].to_numpy() if model == "2pl" else None
+    a_full = full.items["a"].to_numpy() if model != "1pl" else None
+    used = full.items["c"].to_numpy() if model == "3pl" else None  # floors, shared one filled
 
     def sub_z(sub: Cells, th_sub: np.ndarray, b_sub: np.ndarray) -> np.ndarray:
         _, k_i, n_i = sub.item_stats()
@@ -203,10 +234,18 @@ def loo_stability(
         sub = cells.drop_model(j)
         idx = np.unique(cells.ii[cells.mi != j])  # the full fit's index of sub.items
         if warm:
-            th_sub, b_sub = _refit_warm(sub, model, s, full, j, idx)
+            th_sub, b_sub = _refit_warm(sub, model, s, full, j, idx, used)
             z_sub = sub_z(sub, th_sub, b_sub)
         else:
-            refit = fit_cells(sub, model=model, method="map", seed=seed, scale=scale, settings=s)
+            refit = fit_cells(
+                sub,
+                model=model,
+                method="map",
+                seed=seed,
+                scale=scale,
+                settings=s,
+                floor=None if used is None else used[idx],
+            )
             b_sub, z_sub = refit.items["b"].to_numpy(), refit.items["z"].to_numpy()
         return _loo_row(cells.models[j], j, idx, b_sub, z_sub, full)
 
@@ -218,11 +257,15 @@ def loo_stability(
         ]
     else:
         rows = []
-        steps = one_step_loo(cells, s, theta_full, b_full, a_full, np.arange(cells.n_models))
+        steps = one_step_loo(
+            cells, s, theta_full, b_full, a_full, np.arange(cells.n_models), floor=used
+        )
         kk, nn = dense_counts(cells)
         k_all, n_all = kk.sum(0), nn.sum(0)
         for j, (idx, th_sub, b_sub) in enumerate(steps):
             k_i, n_i = (k_all - kk[j])[idx], (n_all - nn[j])[idx]
+            if used is not None and a_full is not None:
+                b_sub = _axis_b(model, th_sub, b_sub, a_full[idx], used[idx])
             z_sub = Calibration(
                 model=model,
                 abilities={},

@@ -14,15 +14,21 @@ fit tolerance (checked against cold refits in the tests and in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from curation.irt._data import Cells, make_layout
+from curation.irt._guess import floor_terms
 from curation.irt._map import (
     _ARMIJO,
     _FULL_STEP,
     _chol_solve,
     _TwoPL,
+    identify_scale,
     logistic,
+    newton_2pl,
+    prior_centre,
     softplus,
     sum_zero_basis,
 )
@@ -42,7 +48,12 @@ def warm_start(
 
 
 def settle_items(
-    cells: Cells, settings: FitSettings, th: np.ndarray, b: np.ndarray, a: np.ndarray | None
+    cells: Cells,
+    settings: FitSettings,
+    th: np.ndarray,
+    b: np.ndarray,
+    a: np.ndarray | None,
+    floor: np.ndarray | None = None,
 ) -> np.ndarray:
     """Move each item's b to its mode given the start's abilities (and a), held fixed.
 
@@ -60,10 +71,15 @@ def settle_items(
     active = np.arange(b.size)
     for _ in range(_SETTLE_STEPS):
         a_c = a[ii]
-        p = logistic(a_c * (th[mi] - b[ii]))
-        np_ = n * p
-        g = a[active] * _sum_by(ii, k - np_, b.size)[active] + vb * b[active]
-        h = a[active] ** 2 * _sum_by(ii, np_ * (1.0 - p), b.size)[active] + vb
+        eta = a_c * (th[mi] - b[ii])
+        if floor is None:
+            p = logistic(eta)
+            np_ = n * p
+            r, w = k - np_, np_ * (1.0 - p)
+        else:
+            w, r = floor_terms(k, n, eta, floor[ii], observed=False)
+        g = a[active] * _sum_by(ii, r, b.size)[active] + vb * b[active]
+        h = a[active] ** 2 * _sum_by(ii, w, b.size)[active] + vb
         db = np.clip(-g / h, -1.0, 1.0)
         b[active] += db
         moving = np.abs(db) >= _SETTLE_TOL
@@ -141,43 +157,42 @@ def refit_1pl(
 
 
 def refit_2pl(
-    cells: Cells, settings: FitSettings, th: np.ndarray, b: np.ndarray, al: np.ndarray
+    cells: Cells,
+    settings: FitSettings,
+    th: np.ndarray,
+    b: np.ndarray,
+    al: np.ndarray,
+    floor: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """2PL MAP from a start (θ, b, log a); returns θ, b, iterations, converged."""
+    """2PL (3PL with ``floor``) MAP from a start (θ, b, log a); returns θ, b, iterations,
+    converged (:func:`refit_2pl_point` for log a too)."""
+    res = refit_2pl_point(cells, settings, th, b, al, floor)
+    th, b, _ = res["x"]
+    return th, b, res["iterations"], res["converged"]
+
+
+def refit_2pl_point(
+    cells: Cells,
+    settings: FitSettings,
+    th: np.ndarray,
+    b: np.ndarray,
+    al: np.ndarray,
+    floor: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """The mode from a start, the scale identified as in the full fit
+    (:func:`curation.irt._map.identify_scale`, its prior centre started from the start's):
+    ``"x"`` = (θ, b, log a), ``"iterations"``, ``"converged"``."""
     lay = make_layout(cells, settings.layout)
-    model = _TwoPL(lay, settings)
-    th, b, al = th.copy(), settle_items(cells, settings, th, b, np.exp(al)), al.copy()
-    eta = model.eta(th, b, al)
-    f = model.objective(eta, th, b, al)
-    converged, it = False, 0
-    while it < settings.max_iter:
-        it += 1
-        h = model.newton(eta, th, b, al, observed=True)
-        if h is None:
-            h = model.newton(eta, th, b, al, observed=False)
-        if h is None:
-            raise FloatingPointError("2PL Fisher information is not positive definite")
-        dth, db, dal = model.step(h)
-        max_step = max(
-            float(np.max(np.abs(dth), initial=0.0)),
-            float(np.max(np.abs(db))),
-            float(np.max(np.abs(dal))),
+    b = settle_items(cells, settings, th, b, np.exp(al), floor)
+
+    def solve(centre: float, x: tuple[np.ndarray, ...] | None) -> dict[str, Any]:
+        assert x is not None
+        th, b, al, _, _, it, converged, _ = newton_2pl(
+            _TwoPL(lay, settings, floor, centre), settings, x
         )
-        slope = float(h["g_th"] @ dth + h["g_b"] @ db + h["g_al"] @ dal)
-        t = 1.0
-        while True:
-            th_n, b_n, al_n = th + t * dth, b + t * db, al + t * dal
-            eta_n = model.eta(th_n, b_n, al_n)
-            f_n = model.objective(eta_n, th_n, b_n, al_n)
-            if max_step < _FULL_STEP or f_n <= f + _ARMIJO * t * slope or t < 1e-10:
-                break
-            t *= 0.5
-        th, b, al, eta, f = th_n, b_n, al_n, eta_n, f_n
-        max_step *= t
-        if max_step < settings.tol:
-            converged = True
-            break
-    return th, b, it, converged
+        return {"a": np.exp(al), "iterations": it, "converged": converged, "x": (th, b, al)}
+
+    return identify_scale(solve, prior_centre(th, b, settings), (th.copy(), b, al.copy()))
 
 
 # ---- one-step approximation (leaderboard-sized panels) ------------------------------------
@@ -200,6 +215,7 @@ def one_step_loo(
     a: np.ndarray | None,
     models: np.ndarray,
     rounds: int = 3,
+    floor: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Approximate leave-one-model-out modes from the full MAP fit, for each of ``models``.
 
@@ -223,12 +239,17 @@ def one_step_loo(
     two = a is not None
     a_ = np.ones_like(b) if a is None else a
     al = np.log(a_)
+    if two:  # the full fit's log a prior centre (its scale: mean log a = 0)
+        al = al - prior_centre(theta, b, settings)
     kk, nn = dense_counts(cells)
     eta = a_[None, :] * (theta[:, None] - b[None, :])
-    p = logistic(eta)
-    r = kk - nn * p  # residual per cell (0 where missing)
-    w = nn * p * (1.0 - p)  # Fisher weight per cell
-    del p
+    if floor is None:
+        p = logistic(eta)
+        r = kk - nn * p  # residual per cell (0 where missing)
+        w = nn * p * (1.0 - p)  # Fisher weight per cell
+        del p
+    else:
+        w, r = floor_terms(kk, nn, eta, floor[None, :], observed=False)
     s_r, s_w, s_n = r.sum(0), w.sum(0), nn.sum(0)
     if two:
         we = w * eta

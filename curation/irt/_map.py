@@ -16,12 +16,15 @@ Fisher scoring otherwise; the 2PL fit starts at the 1PL solution.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from curation.irt._data import Cells, Dense, Sparse, log_binom_const, make_layout
+from curation.irt._guess import floor_loglik, floor_terms
 from curation.irt._numeric import cholesky_solve, logit
 from curation.irt._settings import FitSettings
 
@@ -46,6 +49,8 @@ class MapFit:
     max_step: float
     layout: str
     curvature: str  # "observed" or "fisher" (what the standard errors used)
+    c: np.ndarray | None = None
+    """The guessing floor of each item (3PL), None for 1PL/2PL."""
 
 
 def sum_zero_basis(m: int) -> np.ndarray:
@@ -185,12 +190,27 @@ def fit_map_1pl(cells: Cells, settings: FitSettings) -> MapFit:
 class _TwoPL:
     """Derivatives of the 2PL negative log posterior in (phi, b, log a)."""
 
-    def __init__(self, lay: Dense | Sparse, settings: FitSettings) -> None:
+    def __init__(
+        self,
+        lay: Dense | Sparse,
+        settings: FitSettings,
+        floor: np.ndarray | None = None,
+        centre: float = 0.0,
+    ) -> None:
         self.lay = lay
         self.q = sum_zero_basis(lay.shape[0])
         self.vt = settings.theta_sd**-2
         self.vb = settings.b_sd**-2
         self.va = settings.log_a_sd**-2
+        self.centre = centre
+        """Centre of the log a prior (see :func:`fit_map_2pl`: it identifies the scale)."""
+        self.floor = None if floor is None else lay.cols(floor)
+        """The guessing floor c per cell (3PL), None for the logistic 2PL."""
+
+    def prior(self, th: np.ndarray, b: np.ndarray, al: np.ndarray) -> float:
+        """Twice the negative log prior (up to a constant)."""
+        d = al - self.centre
+        return self.vt * float(th @ th) + self.vb * float(b @ b) + self.va * float(d @ d)
 
     def eta(self, th: np.ndarray, b: np.ndarray, al: np.ndarray) -> NDArray[np.float64]:
         lay = self.lay
@@ -198,9 +218,11 @@ class _TwoPL:
 
     def objective(self, eta: np.ndarray, th: np.ndarray, b: np.ndarray, al: np.ndarray) -> float:
         lay = self.lay
-        ll = float(np.sum(lay.K * eta) - np.sum(lay.N * softplus(eta)))
-        prior = self.vt * float(th @ th) + self.vb * float(b @ b) + self.va * float(al @ al)
-        return -ll + 0.5 * prior
+        if self.floor is None:
+            ll = float(np.sum(lay.K * eta) - np.sum(lay.N * softplus(eta)))
+        else:
+            ll = floor_loglik(lay.K, lay.N, eta, self.floor)
+        return -ll + 0.5 * self.prior(th, b, al)
 
     def newton(
         self, eta: np.ndarray, th: np.ndarray, b: np.ndarray, al: np.ndarray, *, observed: bool
@@ -208,14 +230,17 @@ class _TwoPL:
         """Gradient, Schur complement and item-block inverses; None if not positive definite."""
         lay, q = self.lay, self.q
         a = np.exp(al)
-        p = logistic(eta)
-        np_ = lay.N * p
-        r = lay.K - np_
-        w = np_ * (1.0 - p)
+        if self.floor is None:
+            p = logistic(eta)
+            np_ = lay.N * p
+            r = lay.K - np_
+            w = np_ * (1.0 - p)
+        else:
+            w, r = floor_terms(lay.K, lay.N, eta, self.floor, observed=observed)
         col_r = lay.col_sum(r)
         g_th = -lay.mv(r, a) + self.vt * th
         g_b = a * col_r + self.vb * b
-        g_al = -lay.col_sum(r * eta) + self.va * al
+        g_al = -lay.col_sum(r * eta) + self.va * (al - self.centre)
         w_eta = w * eta
         h_bb = a * a * lay.col_sum(w) + self.vb
         h_aa = lay.col_sum(w_eta * eta) + self.va
@@ -227,7 +252,7 @@ class _TwoPL:
             h_ba = h_ba + a * col_r
             c_ta = c_ta - r * lay.cols(a)
         det = h_bb * h_aa - h_ba * h_ba
-        if observed and not np.all(det > 0):
+        if observed and not (np.all(det > 0) and np.all(h_bb > 0)):
             return None
         i_bb, i_aa, i_ba = h_aa / det, h_bb / det, -h_ba / det
         e_b = c_tb * lay.cols(i_bb) + c_ta * lay.cols(i_ba)
@@ -257,15 +282,121 @@ class _TwoPL:
         return dth, h["i_bb"] * r_b + h["i_ba"] * r_a, h["i_ba"] * r_b + h["i_aa"] * r_a
 
 
-def fit_map_2pl(cells: Cells, settings: FitSettings, start: MapFit | None = None) -> MapFit:
-    if _big(cells, settings):  # without a start: a loose 1PL start on the same storage
+SCALE_TOL = 1e-11
+"""The 2PL/3PL scale is identified by mean log a = 0 to within this (see :func:`fit_map_2pl`):
+far below the fit's own tolerance, so two fits of the same data agree to it."""
+_SCALE_ROUNDS = 30
+
+
+def identify_scale(
+    solve: Callable[[float, tuple[np.ndarray, ...] | None], dict[str, Any]],
+    centre: float = 0.0,
+    x0: tuple[np.ndarray, ...] | None = None,
+) -> dict[str, Any]:
+    """The MAP fit whose discriminations have geometric mean 1 (mean log a = 0).
+
+    A 2PL likelihood is unchanged by (θ, b, a) → (sθ, sb, a/s), so only the priors fix
+    the scale, and N(0, ·) priors on θ and b pull it in as hard as there are abilities
+    and items to pull: with 4,000 models and 250 items the θ prior wins, the abilities
+    shrink and every a grows to compensate (the issue's leaderboard: a up to 105,
+    abilities within −0.9..0.14). Identifying the scale by mean log a = 0 instead makes
+    θ and b logits of an average item, as in 1PL, and leaves the log a prior one job:
+    the items' spread around that average.
+
+    The constrained mode is the unconstrained mode under a log a prior centred at m for
+    the m whose mode has mean log a = 0 (m is the constraint's Lagrange multiplier, up
+    to a factor). Along the scale direction the mode's mean μ satisfies
+    μ − m = D e^{−2μ} (D ≥ 0: the θ and b priors' pull), so dμ/dm ≈ 1/(1 + 2(μ − m)):
+    a Newton step on m, then secant steps (the measured dμ/dm), each a warm-started
+    refit. ``solve(m, start)`` returns the fit
+    (:class:`MapFit` fields plus ``"x"``, its final (θ, b, log a)); ``centre`` and
+    ``x0`` start the search (a previous fit's, when refitting nearby data; see
+    :func:`prior_centre`).
+    """
+    res = solve(centre, x0)
+    iterations = res["iterations"]
+    last: tuple[float, float] | None = None
+    for _ in range(_SCALE_ROUNDS):
+        mu = float(np.mean(np.log(res["a"])))
+        if abs(mu) < SCALE_TOL or not res["converged"]:  # (stopped by max_iter: say so)
+            break
+        slope = 1.0 / (1.0 + 2.0 * max(mu - centre, 0.0))
+        if last is not None and last[0] != centre and 0.0 < (mu - last[1]) / (centre - last[0]):
+            slope = (mu - last[1]) / (centre - last[0])  # secant: the measured dμ/dm
+        last = (centre, mu)
+        centre -= mu / slope
+        res = solve(centre, res["x"])
+        iterations += res["iterations"]
+    else:
+        res["converged"] = False
+    res["iterations"] = iterations
+    res["scale_centre"] = centre
+    return res
+
+
+def prior_centre(th: np.ndarray, b: np.ndarray, settings: FitSettings) -> float:
+    """The log a prior centre m whose mode has mean log a = 0, given that mode's θ and b:
+    m = −(|θ|²/σθ² + |b|²/σb²) σa² / items (the scale direction's stationarity, above).
+    From a nearby point (the 1PL mode, a fit of nearly the same data) it is the start
+    that leaves :func:`identify_scale` a round or two."""
+    vt, vb, va = settings.theta_sd**-2, settings.b_sd**-2, settings.log_a_sd**-2
+    return -(vt * float(th @ th) + vb * float(b @ b)) / (va * max(b.size, 1))
+
+
+def fit_map_2pl(
+    cells: Cells,
+    settings: FitSettings,
+    start: MapFit | None = None,
+    floor: np.ndarray | None = None,
+) -> MapFit:
+    """2PL MAP (3PL with a guessing ``floor`` c per item), scale identified by mean log a = 0
+    (:func:`identify_scale`); starts at the 1PL mode (``start``, else fitted here)."""
+    res = fit_2pl_raw(cells, settings, start, floor)
+    res.pop("x")
+    res.pop("scale_centre")
+    return MapFit(**res, c=None if floor is None else np.asarray(floor, dtype=np.float64))
+
+
+def fit_2pl_raw(
+    cells: Cells,
+    settings: FitSettings,
+    start: MapFit | None = None,
+    floor: np.ndarray | None = None,
+    centre: float = 0.0,
+    x0: tuple[np.ndarray, ...] | None = None,
+) -> dict[str, Any]:
+    """:func:`fit_map_2pl` as a dict with the final point ``"x"`` and ``"scale_centre"``,
+    from a previous fit's (``centre``, ``x0``) when given: the warm start of a search
+    over the guessing floor."""
+    if _big(cells, settings):
         from curation.irt._map_big import fit_map_2pl_big
 
-        return MapFit(**fit_map_2pl_big(cells, settings, start))
-    start = start if start is not None else fit_map_1pl(cells, settings)
-    lay = make_layout(cells, settings.layout)
-    model = _TwoPL(lay, settings)
-    th, b, al = start.theta.copy(), start.b.copy(), np.zeros(lay.shape[1])
+        def solve(centre: float, x: tuple[np.ndarray, ...] | None) -> dict[str, Any]:
+            return fit_map_2pl_big(cells, settings, start, floor=floor, centre=centre, x0=x)
+
+        if x0 is None:  # the 1PL mode: a start on the identified scale, and its centre
+            start = start if start is not None else fit_map_1pl(cells, settings)
+            centre = prior_centre(start.theta, start.b, settings)
+    else:
+        lay = make_layout(cells, settings.layout)
+        if x0 is None:
+            one = start if start is not None else fit_map_1pl(cells, settings)
+            x0 = (one.theta, one.b, np.zeros(lay.shape[1]))
+            centre = prior_centre(one.theta, one.b, settings)
+
+        def solve(centre: float, x: tuple[np.ndarray, ...] | None) -> dict[str, Any]:
+            assert x is not None
+            return _solve_2pl(_TwoPL(lay, settings, floor, centre), cells, settings, x)
+
+    return identify_scale(solve, centre, x0)
+
+
+def newton_2pl(
+    model: _TwoPL, settings: FitSettings, x0: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int, bool, float]:
+    """Damped Newton from ``x0`` = (θ, b, log a): θ, b, log a, η, objective, iterations,
+    converged, last step (the observed Hessian where positive definite, else Fisher)."""
+    th, b, al = (v.copy() for v in x0)
     eta = model.eta(th, b, al)
     f = model.objective(eta, th, b, al)
     converged, it, max_step = False, 0, np.inf
@@ -296,7 +427,15 @@ def fit_map_2pl(cells: Cells, settings: FitSettings, start: MapFit | None = None
         if max_step < settings.tol:
             converged = True
             break
+    return th, b, al, eta, f, it, converged, max_step
 
+
+def _solve_2pl(
+    model: _TwoPL, cells: Cells, settings: FitSettings, x0: tuple[np.ndarray, ...]
+) -> dict[str, Any]:
+    """Damped Newton from ``x0`` = (θ, b, log a) to the mode, then Laplace errors."""
+    lay = model.lay
+    th, b, al, eta, f, it, converged, max_step = newton_2pl(model, settings, x0)
     h = model.newton(eta, th, b, al, observed=True)
     curvature = "observed"
     if h is None:
@@ -311,19 +450,19 @@ def fit_map_2pl(cells: Cells, settings: FitSettings, start: MapFit | None = None
     var_al = h["i_aa"] + np.sum(u_a * (s_inv @ u_a), axis=0)
     var_th = np.einsum("ij,jk,ik->i", q, s_inv, q)
     a = np.exp(al)
-    prior = model.vt * float(th @ th) + model.vb * float(b @ b) + model.va * float(al @ al)
-    return MapFit(
-        theta=th,
-        theta_se=np.sqrt(var_th),
-        b=b,
-        b_se=np.sqrt(var_b),
-        a=a,
-        a_se=a * np.sqrt(var_al),
-        loglik=-(f - 0.5 * prior) + log_binom_const(cells.k, cells.n),
-        log_posterior=-f,
-        iterations=it,
-        converged=converged,
-        max_step=max_step,
-        layout=lay.kind,
-        curvature=curvature,
-    )
+    return {
+        "theta": th,
+        "theta_se": np.sqrt(var_th),
+        "b": b,
+        "b_se": np.sqrt(var_b),
+        "a": a,
+        "a_se": a * np.sqrt(var_al),
+        "loglik": -(f - 0.5 * model.prior(th, b, al)) + log_binom_const(cells.k, cells.n),
+        "log_posterior": -f,
+        "iterations": it,
+        "converged": converged,
+        "max_step": max_step,
+        "layout": lay.kind,
+        "curvature": curvature,
+        "x": (th, b, al),
+    }

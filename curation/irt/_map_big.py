@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from curation.irt._data import Cells, log_binom_const
+from curation.irt._guess import floor_loglik, floor_terms
 from curation.irt._numeric import logit
 from curation.irt._settings import FitSettings
 from curation.irt._threads import kernel_threads
@@ -63,6 +64,7 @@ _CG_RTOL = 1e-6  # near the mode (float64 passes)
 _CG_RTOL_FAR = 1e-3  # far from it: an inexact Newton step is as good and cheaper
 _LAST_STEP = 1e-4  # after a float64 step this small the next is (quadratically) below tol
 _CG_MAXITER = 500
+_MAX_STEP = 4.0  # logits: the longest 3PL step tried (its observed curvature can be near 0)
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -328,6 +330,7 @@ def _newton(
     max_iter: int,
     tol: float,
     f64: bool = True,
+    only64: bool = False,
 ) -> tuple[Point, dict[str, Any], int, bool, float]:
     """Damped Newton, mixed precision; stops when the step is below ``tol``.
 
@@ -339,11 +342,13 @@ def _newton(
     solves has almost no curvature, so float32 gradient noise alone moves it by more
     than ``_FULL_STEP``): float64 passes, tight CG, full steps; the objective (one log
     per cell) is computed where the next step is likely the last. ``f64=False``:
-    float32 only (a start).
+    float32 only (a start); ``only64``: float64 throughout, Armijo backtracking until
+    the step is below ``_FULL_STEP`` (the 3PL's Fisher scoring: its flat directions,
+    e.g. a model below the guessing floor, drift under float32's full steps).
     Returns the final point (the last step applied), the pass before that step (its
     curvature serves the standard errors), iterations, converged, the last step size.
     """
-    cur = evaluate(x, F32, True, True)
+    cur = evaluate(x, F64 if only64 else F32, True, True)
     converged, it, max_step = False, 0, np.inf
     while it < max_iter:
         it += 1
@@ -353,10 +358,13 @@ def _newton(
             x = _moved(x, d, 1.0)
             converged = True
             break
+        if only64 and max_step > _MAX_STEP:  # a near-singular observed curvature: damp
+            d = tuple(di * (_MAX_STEP / max_step) for di in d)
+            max_step = _MAX_STEP
         slope = float(sum(gi @ di for gi, di in zip(g, d, strict=True)))
-        quiet = -slope < _F32_MARGIN * lay.noise32  # a decrease float32 cannot resolve
-        near = f64 and (max_step < _FULL_STEP or -slope < lay.noise32)
-        dtype = F64 if near else F32
+        quiet = not only64 and -slope < _F32_MARGIN * lay.noise32  # float32 cannot resolve it
+        near = f64 and (max_step < _FULL_STEP or (not only64 and -slope < lay.noise32))
+        dtype = F64 if near or only64 else F32
         search = not (near or quiet)
         # the next step is likely the last (below tol) after a small step from float64
         last = cur["dtype"] == F64 and max_step < _LAST_STEP
@@ -642,31 +650,113 @@ class _Cross2PL:
         return out
 
 
-def fit_map_2pl_big(cells: Cells, settings: FitSettings, start: Any = None) -> dict[str, Any]:
+def fit_map_2pl_big(
+    cells: Cells,
+    settings: FitSettings,
+    start: Any = None,
+    *,
+    floor: np.ndarray | None = None,
+    centre: float = 0.0,
+    x0: tuple[np.ndarray, ...] | None = None,
+) -> dict[str, Any]:
+    """2PL (3PL with a guessing ``floor``) MAP, log a prior centred at ``centre``, from
+    ``x0`` = (θ, b, log a) if given, else from ``start``'s (θ, b) or a loose 1PL fit."""
     with kernel_threads(1):
-        return _fit_2pl(cells, settings, start)
+        return _fit_2pl(cells, settings, start, floor, centre, x0)
 
 
-def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
+def _pass_floor(
+    lay: Chunked,
+    th: np.ndarray,
+    b: np.ndarray,
+    a: np.ndarray,
+    c: np.ndarray,
+    dtype: np.dtype,
+    store: tuple[np.ndarray, np.ndarray] | None,
+    ll: bool = True,
+    observed: bool = True,
+) -> dict[str, Any]:
+    """:func:`_pass_2pl` for P = c + (1 − c) σ(η) (:mod:`curation.irt._guess`): objective
+    and, with ``store``, curvature weights W (observed, else Fisher) and scores R stored
+    and the gradient's sums (in float64). Plain array operations per row block: the 3PL
+    is not the hot path."""
+    _count(f"pass_floor_{dtype}" + ("" if store is not None else "_f") + ("" if ll else "_noll"))
+    m, n_i = lay.shape
+    th_c, b_c, a_c, c_c = (v.astype(dtype) for v in (th, b, a, c))
+    rows = lay.rows(dtype)
+
+    def task(r0: int, r1: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"ll": 0.0}
+        if store is not None:
+            out.update(col_r=np.zeros(n_i), col_re=np.zeros(n_i), r_a=np.empty(r1 - r0))
+        for i0 in range(r0, r1, rows):
+            i1 = min(i0 + rows, r1)
+            eta = th_c[i0:i1, None] - b_c[None, :]
+            eta *= a_c
+            k, n = lay.K[i0:i1].astype(dtype), lay.N[i0:i1].astype(dtype)
+            if ll:
+                out["ll"] += floor_loglik(k, n, eta, c_c)
+            if store is None:
+                continue
+            w, r = floor_terms(k, n, eta, c_c, observed=observed)
+            store[0][i0:i1] = w
+            store[1][i0:i1] = r
+            out["r_a"][i0 - r0 : i1 - r0] = (r * a_c).sum(1, dtype=np.float64)
+            out["col_r"] += r.sum(0, dtype=np.float64)
+            out["col_re"] += (r * eta).sum(0, dtype=np.float64)
+        return out
+
+    parts = lay.run(task)
+    res: dict[str, Any] = {"ll": float(np.sum([q["ll"] for q in parts])) if ll else None}
+    res["dtype"] = dtype
+    if store is not None:
+        res["r_a"] = np.concatenate([q["r_a"] for q in parts])
+        for key in ("col_r", "col_re"):
+            res[key] = np.sum([q[key] for q in parts], axis=0)
+        res.update(_sums_2pl(store[0], store[1], th, b, a, gradient=False))
+    return res
+
+
+def _fit_2pl(
+    cells: Cells,
+    settings: FitSettings,
+    start: Any,
+    floor: np.ndarray | None,
+    centre: float,
+    x0: tuple[np.ndarray, ...] | None,
+) -> dict[str, Any]:
     STATS.clear()
     lay = Chunked(cells)
     m, n_i = lay.shape
     vt, vb, va = settings.theta_sd**-2, settings.b_sd**-2, settings.log_a_sd**-2
     w = np.empty((m, n_i), dtype=np.float32)
     r = np.empty((m, n_i), dtype=np.float32)
-    if start is None:  # a loose 1PL start on the same storage (float32 passes only)
-        (th, b), *_ = _newton_1pl(lay, settings, w, _START_TOL, False)
+    if x0 is not None:
+        th, b, al = (v.copy() for v in x0)
     else:
-        th, b = start.theta.copy(), start.b.copy()
-    al = np.zeros(n_i)
+        if start is None:  # a loose 1PL start on the same storage (float32 passes only)
+            (th, b), *_ = _newton_1pl(lay, settings, w, _START_TOL, False)
+        else:
+            th, b = start.theta.copy(), start.b.copy()
+        al = np.zeros(n_i)
     pw, pr = _Products(w), _Products(r)
 
     def penalty(th: np.ndarray, b: np.ndarray, al: np.ndarray) -> float:
-        return 0.5 * (vt * float(th @ th) + vb * float(b @ b) + va * float(al @ al))
+        d = al - centre
+        return 0.5 * (vt * float(th @ th) + vb * float(b @ b) + va * float(d @ d))
 
-    def evaluate(x: Point, dtype: np.dtype, grad: bool, ll: bool) -> dict[str, Any]:
+    def evaluate(
+        x: Point, dtype: np.dtype, grad: bool, ll: bool, fisher: bool = False
+    ) -> dict[str, Any]:
+        """A pass at ``x``. With a floor the stored ``w`` is the observed curvature (it
+        may be indefinite) unless ``fisher``; without one both are the same."""
         th, b, al = x
-        res = _pass_2pl(lay, th, b, np.exp(al), dtype, (w, r) if grad else None, ll)
+        store = (w, r) if grad else None
+        if floor is None:
+            res = _pass_2pl(lay, th, b, np.exp(al), dtype, store, ll)
+        else:
+            res = _pass_floor(lay, th, b, np.exp(al), floor, dtype, store, ll, not fisher)
+        res["observed_w"] = floor is not None and not fisher
         res["at"] = x
         res["f"] = None if res["ll"] is None else -res["ll"] + penalty(th, b, al)
         return res
@@ -676,7 +766,7 @@ def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
         a = np.exp(al)
         g_th = -h["r_a"] + vt * th
         g_b = a * h["col_r"] + vb * b
-        g_al = -h["col_re"] + va * al
+        g_al = -h["col_re"] + va * (al - centre)
         h_bb = a * a * h["col_w"] + vb
         h_aa = h["col_wee"] + va
         h_ba = -a * h["col_we"]
@@ -684,11 +774,13 @@ def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
             h_aa = h_aa - h["col_re"]
             h_ba = h_ba + a * h["col_r"]
         det = h_bb * h_aa - h_ba * h_ba
-        if not np.all(det > 0):
+        if not (np.all(det > 0) and np.all(h_bb > 0)):
             return None
         i_bb, i_aa, i_ba = h_aa / det, h_bb / det, -h_ba / det
         cross = _Cross2PL(pw, pr, th, b, a, observed)
         diag = h["row_waa"] + vt
+        if not np.all(diag > 0):  # (observed 3PL weights can be negative)
+            return None
 
         def apply(v: np.ndarray) -> NDArray[np.float64]:
             xb, xa = cross.t(v)
@@ -713,26 +805,33 @@ def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
 
     last: dict[str, Any] = {}
 
-    def direction(cur: dict[str, Any], _x: Point, rtol: float) -> tuple[Point, Point]:
-        # x is cur["at"] (newton reads it there). float32 phase: Fisher scoring (positive
-        # definite, and its cross block needs no r: half the CG's memory traffic);
-        # float64: the observed Hessian (Newton)
-        s = newton(cur, cur["dtype"] == F64, rtol)
+    def curvature(cur: dict[str, Any], observed: bool, rtol: float) -> dict[str, Any]:
+        """Newton (observed) if asked and positive definite, else Fisher scoring; with a
+        floor, the observed weights stored by the pass are replaced by Fisher's first."""
+        s = newton(cur, observed, rtol)
         if s is None:
+            if cur["observed_w"]:
+                cur = evaluate(cur["at"], cur["dtype"], True, False, fisher=True)
             s = newton(cur, False, rtol)
         if s is None:  # Fisher information plus priors is positive definite: cannot happen
             raise FloatingPointError("2PL Fisher information is not positive definite")
+        return s
+
+    def direction(cur: dict[str, Any], _x: Point, rtol: float) -> tuple[Point, Point]:
+        # x is cur["at"] (newton reads it there). float32 phase: Fisher scoring (positive
+        # definite, and its cross block needs no r: half the CG's memory traffic);
+        # float64: the observed Hessian (Newton); with a floor, every pass is float64
+        s = curvature(cur, cur["dtype"] == F64, rtol)
         last.clear()
         last.update(s)
         return s["d"], s["g"]
 
     (th, b, al), cur, it, converged, max_step = _newton(
-        lay, (th, b, al), evaluate, direction, settings.max_iter, settings.tol
-    )
+        lay, (th, b, al), evaluate, direction, settings.max_iter, settings.tol,
+        only64=floor is not None,
+    )  # fmt: skip
     s = last if last.get("at") is cur["at"] else None  # else: stopped at max_iter
-    s = s or newton(cur, True, _CG_RTOL) or newton(cur, False, _CG_RTOL)
-    if s is None:
-        raise FloatingPointError("2PL Fisher information is not positive definite")
+    s = s or curvature(cur, True, _CG_RTOL)
     # standard errors from the curvature at the last pass (the final point up to < tol)
     i_bb, i_aa, i_ba = s["i"]
     a = s["a"]
@@ -754,7 +853,7 @@ def _fit_2pl(cells: Cells, settings: FitSettings, start: Any) -> dict[str, Any]:
         "loglik": cur["ll"] + log_binom_const(cells.k, cells.n),
         "log_posterior": -f, "iterations": it, "converged": converged,
         "max_step": max_step, "layout": lay.kind,
-        "curvature": "observed" if obs else "fisher",
+        "curvature": "observed" if obs else "fisher", "x": (th, b, al),
     }  # fmt: skip
 
 

@@ -101,10 +101,11 @@ def fit_nuts(
         phi = numpyro.sample("phi", dist.Normal(0.0, settings.theta_sd).expand([m - 1]).to_event(1))
         b = numpyro.sample("b", dist.Normal(0.0, settings.b_sd).expand([n_items]).to_event(1))
         eta = (qj @ phi)[mi] - b[ii]
-        if two_pl:
-            log_a = numpyro.sample(
-                "log_a", dist.Normal(0.0, settings.log_a_sd).expand([n_items]).to_event(1)
+        if two_pl:  # the scale identified as in the MAP fit: mean log a = 0
+            raw = numpyro.sample(
+                "log_a_raw", dist.Normal(0.0, settings.log_a_sd).expand([n_items]).to_event(1)
             )
+            log_a = numpyro.deterministic("log_a", raw - jnp.mean(raw))
             eta = jnp.exp(log_a)[ii] * eta
         numpyro.factor("loglik", jnp.sum(k * eta - n * jax.nn.softplus(eta)))
 
@@ -119,7 +120,7 @@ def fit_nuts(
     }
     if two_pl:
         log_a0 = np.log(start.a) if start.a is not None else np.zeros(n_items)
-        init["log_a"] = log_a0 + rng.normal(0, 0.2, (chains, n_items))
+        init["log_a_raw"] = log_a0 + rng.normal(0, 0.2, (chains, n_items))
     init = {key: jnp.asarray(v, dtype=jnp.float32) for key, v in init.items()}
     kernel = NUTS(
         irt_model, target_accept_prob=settings.target_accept, max_tree_depth=settings.max_tree_depth

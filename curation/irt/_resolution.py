@@ -7,6 +7,10 @@ cell a 1PL puts every item with the same score (and the same answering models) a
 same b, and consecutive scores are one lattice step apart. Solving the same equation at
 k_i + 1 and k_i − 1 gives the difficulty the item would have had with one more or one
 fewer correct answer: the smallest change in difficulty the data can express there.
+
+A 3PL item sits on the axis at its 1PL-equivalent location (:mod:`curation.irt._floor`),
+which is a function of the panel's expected score on it, so its steps are that
+location at one more and one fewer expected correct answer.
 """
 
 from __future__ import annotations
@@ -56,17 +60,28 @@ def score_steps(
     a: np.ndarray | None = None,
     *,
     b_sd: float = 3.0,
+    c: np.ndarray | None = None,
+    b_curve: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Difficulty (logits) of each item with one more and one fewer correct answer.
 
     Returns ``(b_easier, b_harder)``; NaN where the score cannot move that way (an
     all-solved item cannot get one more right, a none-solved one fewer). ``theta``,
-    ``b``, ``a`` and ``b_sd`` are the fit's (b is only the Newton start).
+    ``b``, ``a`` and ``b_sd`` are the fit's (b is only the Newton start); a 3PL fit also
+    gives its floors ``c`` and curve locations ``b_curve`` (``b`` is then the axis
+    location, see the module doc).
     """
     k = np.bincount(cells.ii, weights=cells.k, minlength=cells.n_items)
     n = np.bincount(cells.ii, weights=cells.n, minlength=cells.n_items)
-    easier = solve_b(np.minimum(k + 1.0, n), cells, theta, a, b_sd, b)
-    harder = solve_b(np.maximum(k - 1.0, 0.0), cells, theta, a, b_sd, b)
+    if c is not None and b_curve is not None:
+        from curation.irt._floor import expected_panel_score, invert_panel_score
+
+        score = expected_panel_score(theta, b_curve, a, c)
+        easier = invert_panel_score(theta, np.minimum(score + 1.0, theta.size - 1e-9))
+        harder = invert_panel_score(theta, np.maximum(score - 1.0, 1e-9))
+    else:
+        easier = solve_b(np.minimum(k + 1.0, n), cells, theta, a, b_sd, b)
+        harder = solve_b(np.maximum(k - 1.0, 0.0), cells, theta, a, b_sd, b)
     easier[k >= n] = np.nan
     harder[k <= 0] = np.nan
     return easier, harder

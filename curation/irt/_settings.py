@@ -8,15 +8,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, ValidationError
+from pydantic import (
+    Field,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from curation.settings import Section
 
-ModelType = Literal["1pl", "2pl"]
+ModelType = Literal["1pl", "2pl", "3pl"]
 Method = Literal["map", "nuts"]
 ScaleMethod = Literal["panel", "items", "logistic"]
 
-MODELS: tuple[str, ...] = ("1pl", "2pl")
+MODELS: tuple[str, ...] = ("1pl", "2pl", "3pl")
 METHODS: tuple[str, ...] = ("map", "nuts")
 SCALES: tuple[str, ...] = ("panel", "items", "logistic")
 IDENTIFICATION = "mean ability 0 (sum-to-zero abilities)"
@@ -28,9 +37,13 @@ class FitSettings(Section):
 
     Priors (weak, so they only matter where the data say nothing, e.g. an item every
     model solves, which would otherwise drift to -inf): theta ~ N(0, theta_sd^2) on the
-    sum-to-zero subspace, b ~ N(0, b_sd^2), log a ~ N(0, log_a_sd^2) (2PL; this prior
-    also fixes the 2PL scale, since a and theta trade off). A calibration records the
-    ones that mattered for its method (:meth:`to_dict`).
+    sum-to-zero subspace, b ~ N(0, b_sd^2), log a ~ N(0, log_a_sd^2) (2PL/3PL). The
+    2PL/3PL scale (a and theta trade off) is identified by mean log a = 0, so no prior
+    can shrink the abilities against the discriminations however many models there are
+    (:func:`curation.irt._map.identify_scale`). A 3PL floor the item records do not give
+    (unknown number of options) is one shared c ~ Beta with mean ``c_mean`` and
+    ``c_strength`` pseudo-observations. A calibration records the ones that mattered
+    for its method (:meth:`to_dict`).
     """
 
     theta_sd: PositiveFloat = 3.0
@@ -38,7 +51,12 @@ class FitSettings(Section):
     b_sd: PositiveFloat = 3.0
     """Prior sd of the difficulties b."""
     log_a_sd: PositiveFloat = 0.5
-    """Prior sd of log discrimination (2PL)."""
+    """Prior sd of log discrimination around the items' geometric mean of 1 (2PL/3PL)."""
+    c_mean: Annotated[float, Field(gt=0, lt=1)] = 0.2
+    """3PL: prior mean of the shared guessing floor of items whose options are unknown."""
+    c_strength: PositiveFloat = 10.0
+    """3PL: that Beta prior's alpha + beta (pseudo-observations); both shapes must be >= 1
+    (a log-concave prior: the floor's search then has one mode)."""
     max_iter: PositiveInt = 200
     """MAP (block Newton): iteration cap."""
     tol: PositiveFloat = 1e-8
@@ -60,6 +78,17 @@ class FitSettings(Section):
     vectorized)."""
     nuts_max_cells: PositiveInt = 200_000
     """Above this many cells NUTS is impractical: MAP + Laplace stands in (and says so)."""
+
+    @field_validator("c_strength")
+    @classmethod
+    def _log_concave(cls, value: float, info: ValidationInfo) -> float:
+        mean = info.data.get("c_mean")
+        if mean is not None and min(mean, 1.0 - mean) * value < 1.0:
+            raise ValueError(
+                f"c_strength {value} with c_mean {mean} gives a Beta shape below 1 "
+                f"(need c_strength >= {1.0 / min(mean, 1.0 - mean):.6g})"
+            )
+        return value
 
     @classmethod
     def of(cls, settings: FitSettings | None = None, **overrides: Any) -> FitSettings:
@@ -84,14 +113,52 @@ class FitSettings(Section):
         """The prior sds (theta, b, log a)."""
         return {"theta_sd": self.theta_sd, "b_sd": self.b_sd, "log_a_sd": self.log_a_sd}
 
-    def to_dict(self, method: str) -> dict[str, Any]:
-        """The settings that matter for ``method`` (what a calibration records)."""
+    def to_dict(self, method: str, model: str = "1pl") -> dict[str, Any]:
+        """The settings that matter for ``method`` and ``model`` (what a calibration records)."""
         keys = ["theta_sd", "b_sd", "log_a_sd"]
+        if model == "3pl":
+            keys += ["c_mean", "c_strength"]
         if method == "map":
             keys += ["max_iter", "tol"]
         else:
             keys += ["chains", "warmup", "draws", "target_accept", "max_tree_depth"]
         return {k: getattr(self, k) for k in keys}
+
+
+class ModelChoiceSettings(Section):
+    """``annotate.choice``: how ``model: auto`` chooses between 1PL, 2PL and 3PL.
+
+    Every observed cell is held out once (cell-wise K-fold, seeded by ``annotate.seed``),
+    each candidate is fitted on the rest and scored by the mean log likelihood of the
+    cells it never saw; the simplest within ``se_rule`` paired standard errors of the
+    best is chosen (BIC is reported beside it). A candidate whose full fit is degenerate
+    (the checks below) is set aside and the choice is made among the others, with the
+    reason in the metrics and the stage's output.
+    """
+
+    folds: Annotated[int, Field(ge=2, le=20)] = 5
+    """Folds of the cell-wise K-fold."""
+    max_cells: PositiveInt = 2_000_000
+    """Above this many cells the held-out comparison uses a seeded random subset of the
+    models (all their cells, up to this many): the folds cost 5 fits per candidate, and
+    a leaderboard's thousands of models tell the candidates apart long before the last.
+    The full fits (BIC, the checks, the chosen model) always use every cell."""
+    se_rule: NonNegativeFloat = 1.0
+    """The simplest candidate within this many paired standard errors of the best (the
+    errors cluster-robust over items and models: their cells share fitted parameters)."""
+    min_rank_corr: Annotated[float, Field(ge=-1, le=1)] = 0.9
+    """Degenerate if the abilities' Spearman correlation with the 1PL's is below this (the
+    1PL ability orders models as their accuracy does on a complete matrix, and as their
+    difficulty-adjusted accuracy with missing cells)."""
+    max_a: PositiveFloat = 10.0
+    """Degenerate if a discrimination exceeds this: the bound no chosen model's a passes
+    (the scale is that of an average item, mean log a = 0)."""
+    min_span_ratio: Annotated[float, Field(gt=0, le=1)] = 0.5
+    """Degenerate (abilities squeezed) if the central 90% range of the abilities is below
+    this share of the 1PL's."""
+    min_floor: Annotated[float, Field(ge=0, lt=1)] = 0.01
+    """A 3PL whose every floor is below this (e.g. a shared floor estimated near 0 on a
+    matrix with no guessing) is the 2PL, not a guessing model: it is set aside."""
 
 
 def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -102,8 +169,12 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
 class AnnotateSettings(Section):
     """params.yaml ``annotate``: which IRT model, how it is fitted, how z is anchored."""
 
-    model: Literal["1pl", "2pl", "auto"] = "auto"
-    """1pl | 2pl | auto (choose by BIC per benchmark)."""
+    model: Literal["1pl", "2pl", "3pl", "auto"] = "auto"
+    """1pl | 2pl | 3pl (a guessing floor: 1/options from the item records, one shared
+    floor estimated where they do not say) | auto (chosen per benchmark by held-out
+    likelihood, see ``choice``; 3PL is a candidate when some item can be guessed)."""
+    choice: ModelChoiceSettings = ModelChoiceSettings()
+    """How ``auto`` chooses the model (``curation.irt.ModelChoiceSettings``)."""
     method: Literal["map", "nuts"] = "map"
     """map: posterior mode, Laplace intervals; nuts: the full posterior (numpyro; MAP
     stands in above ``settings.nuts_max_cells``)."""

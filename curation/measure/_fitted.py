@@ -33,12 +33,17 @@ class FittedBenchmark:
     b: np.ndarray
     a: np.ndarray | None
     z: np.ndarray
+    c: np.ndarray | None = None
+    """3PL: the floors the fit used (``b`` is then the axis location)."""
+    b_curve: np.ndarray | None = None
+    """3PL: the item curves' own locations."""
 
     @classmethod
     def load(
         cls, responses: pl.DataFrame, calibration: Calibration, difficulty: pl.DataFrame
     ) -> FittedBenchmark:
-        """Align the difficulty table (item, b, a, z) with the encoded responses.
+        """Align the difficulty table (item, b, a, z; c and b_curve for 3PL) with the
+        encoded responses.
 
         Raises ValueError if they name different items: the card or report would
         otherwise describe a different benchmark than the one measured.
@@ -52,10 +57,17 @@ class FittedBenchmark:
                 "re-run annotate"
             )
         order = np.array([index[i] for i in cells.items], dtype=np.int64)
-        a_col = difficulty["a"] if "a" in difficulty.columns else None
-        a = None
-        if calibration.model == "2pl" and a_col is not None and a_col.null_count() == 0:
-            a = a_col.to_numpy()[order]
+
+        def column(name: str) -> np.ndarray | None:
+            if name not in difficulty.columns or difficulty[name].null_count():
+                return None
+            return difficulty[name].to_numpy()[order].astype(np.float64)
+
+        a = column("a") if calibration.model != "1pl" else None
+        three = calibration.model == "3pl"
+        c, b_curve = (column("c"), column("b_curve")) if three else (None, None)
+        if three and (a is None or c is None or b_curve is None):
+            raise ValueError("a 3PL difficulty table needs a, c and b_curve; re-run annotate")
         return cls(
             cells=cells,
             calibration=calibration,
@@ -63,6 +75,8 @@ class FittedBenchmark:
             b=difficulty["b"].to_numpy()[order].astype(np.float64),
             a=a,
             z=difficulty["z"].to_numpy()[order].astype(np.float64),
+            c=c,
+            b_curve=b_curve,
         )
 
     @property
@@ -76,7 +90,7 @@ class FittedBenchmark:
         return str(self.calibration.settings.get("method", "map"))
 
     def resolution(self) -> Resolution:
-        return resolution_of_fit(self.cells, self.calibration, self.b, self.a)
+        return resolution_of_fit(self.cells, self.calibration, self.b, self.a, self.c, self.b_curve)
 
     def bootstrap(
         self,
@@ -106,6 +120,7 @@ class FittedBenchmark:
             scale=self.calibration.scale["method"],
             replicates=replicates,
             seed=seed,
+            floor=self.c,
         )
         worst = float(np.max(np.abs(reps.z_hat - self.z)))
         if worst > _Z_TOL:

@@ -176,18 +176,23 @@ def resolution_of_fit(
     calibration: Any,
     b: NDArray[np.float64],
     a: NDArray[np.float64] | None = None,
+    c: NDArray[np.float64] | None = None,
+    b_curve: NDArray[np.float64] | None = None,
 ) -> Resolution:
     """:class:`Resolution` of a fitted benchmark.
 
     ``cells`` are the encoded responses (:func:`curation.irt._data.encode`), ``calibration``
     the fit's :class:`curation.irt.Calibration` (its abilities, stored scale and b prior),
-    ``b`` (and ``a`` for 2PL) the items' estimates in ``cells.items`` order.
+    ``b`` (and ``a`` for 2PL/3PL, ``c`` and ``b_curve`` for 3PL) the items' estimates in
+    ``cells.items`` order.
     """
     from curation.irt import score_steps
 
     theta = np.array([calibration.abilities[m] for m in cells.models], dtype=np.float64)
     b_sd = float(calibration.settings.get("b_sd", 3.0))
-    easier, harder = score_steps(cells, theta, np.asarray(b, dtype=np.float64), a, b_sd=b_sd)
+    easier, harder = score_steps(
+        cells, theta, np.asarray(b, dtype=np.float64), a, b_sd=b_sd, c=c, b_curve=b_curve
+    )
     lo, hi = int(np.argmin(theta)), int(np.argmax(theta))
     panel = Panel(
         theta_min=float(theta[lo]),

@@ -61,8 +61,11 @@ def plot_item_curves(
     fig, ax = new_figure(width=6.4, height=3.8)
     for n, row in enumerate(sample.iter_rows(named=True)):
         a = row["a"] if row["a"] is not None else 1.0
+        # 3PL: the curve has a floor c and its own location (b is the axis location)
+        c = row.get("c") or 0.0
+        b = row["b_curve"] if row.get("b_curve") is not None else row["b"]
         color = PALETTE[n % len(PALETTE)]
-        ax.plot(grid, expit(a * (grid - row["b"])), color=color, lw=1.4,
+        ax.plot(grid, c + (1.0 - c) * expit(a * (grid - b)), color=color, lw=1.4,
                 label=f"{row['item'][:28]}  z={row['z']:.2f}")  # fmt: skip
     ax.plot(theta, np.zeros_like(theta), "|", color=NEUTRAL, ms=12, mew=1.2, label="panel θ")
     ax.set_xlim(lo, hi)

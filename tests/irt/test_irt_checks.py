@@ -14,7 +14,7 @@ def test_bic_prefers_2pl_on_2pl_data():
     df, _ = simulate_responses(n_models=12, n_items=400, n_trials=32, model="2pl", seed=41)
     out = bic_compare(df, seed=0)
     assert out["choice"] == "2pl" and out["delta_bic"] < 0
-    assert out["2pl"]["n_params"] == out["1pl"]["n_params"] + 400
+    assert out["2pl"]["n_params"] == out["1pl"]["n_params"] + 400 - 1  # scale: mean log a = 0
 
 
 def test_bic_prefers_1pl_on_1pl_data():

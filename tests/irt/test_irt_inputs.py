@@ -61,7 +61,7 @@ def test_not_a_dataframe():
 def test_bad_names_and_settings():
     df = _frame(GOOD)
     with pytest.raises(ValueError, match="model must be one of"):
-        fit(df, model="3pl")  # type: ignore[arg-type]
+        fit(df, model="4pl")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="method must be one of"):
         fit(df, method="vi")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="scale must be one of"):

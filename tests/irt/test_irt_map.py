@@ -9,7 +9,9 @@ import pytest
 from curation.irt import fit, simulate_responses
 from tests.irt.conftest import aligned
 
-COLUMNS = ["item", "b", "se", "a", "z", "z_low", "z_high", "n_models", "p_mean", "bound"]
+COLUMNS = [
+    "item", "b", "se", "a", "c", "b_curve", "z", "z_low", "z_high", "n_models", "p_mean", "bound"
+]  # fmt: skip
 
 
 def test_1pl_recovers_b_12x2000(sim_1pl):

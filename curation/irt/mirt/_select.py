@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from curation.irt._heldout import keep_trainable, rank_heldout
 from curation.irt.mirt._fit import MirtData, MirtFit, cell_loglik, fit_mirt
 from curation.irt.mirt._settings import MirtPriorSettings
 from curation.progress import progress
@@ -89,15 +90,12 @@ def holdout_mask(
         raise ValueError(f"holdout share must be in (0, 1), got {share}")
     present = data.present
     rng = np.random.default_rng(seed)
-    held = present & (rng.random(present.shape) < share)
-    for axis in (0, 1):
-        train = (present & ~held).sum(axis=axis)
-        short = train < min_train_per_item
-        if short.any():
-            if axis == 0:
-                held[:, short] = False
-            else:
-                held[short, :] = False
+    drawn = present & (rng.random(present.shape) < share)
+    mi, ii = np.nonzero(present)  # row-major: the order of ``drawn[present]``
+    cells = keep_trainable(drawn[present], mi, ii, data.n_models, data.n_items,
+                           min_train_per_item)  # fmt: skip
+    held = np.zeros_like(present)
+    held[present] = cells
     if not held.any():
         raise ValueError("held-out set is empty (too few cells for this holdout share)")
     return held
@@ -164,27 +162,24 @@ def select_dimension(
         full = fit_mirt(data, d, priors=priors, start=tfit)
         fits[d] = full
         partial.append((d, tfit, full, time.perf_counter() - t0))
-    means = {d: float(v.mean()) for d, v in per_cell.items()}
-    best = max(means, key=lambda d: means[d])
+    ranking = rank_heldout([per_cell[d] for d, *_ in partial], se_rule)
     rows = []
-    for d, tfit, full, seconds in partial:
-        diff = per_cell[best] - per_cell[d]
-        se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if d != best and diff.size > 1 else 0.0
+    for c, (d, tfit, full, seconds) in enumerate(partial):
         rows.append(
             DimensionRow(
                 d=d,
                 n_params=full.n_params,
                 train_loglik=tfit.loglik,
-                heldout_loglik=means[d],
-                heldout_gap=float(diff.mean()),
-                heldout_gap_se=se,
+                heldout_loglik=ranking.means[c],
+                heldout_gap=ranking.gaps[c],
+                heldout_gap_se=ranking.gap_ses[c],
                 loglik=full.loglik,
                 bic=full.bic(),
                 converged=tfit.converged and full.converged,
                 seconds=seconds,
             )
         )
-    d_heldout = min(r.d for r in rows if r.heldout_gap <= se_rule * r.heldout_gap_se)
+    d_heldout = partial[ranking.chosen][0]
     d_bic = min(rows, key=lambda r: r.bic).d
     return Selection(
         rows=tuple(rows),
