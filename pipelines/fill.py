@@ -55,9 +55,17 @@ def _summary(benchmark: str, result: FillResult) -> str:
     m = result.metrics
     bf = m["methods"][BENCHFILL]
     tag = " [simulated]" if m["source"] == SIMULATED else ""
+    post = bf.get("top_3_reduction")
     parts = [
         f"{benchmark}{tag}: BenchFill {bf['n_inserted']}/{bf['n_targets']} inserted, "
-        f"estimated z: Top-3 -{bf['top_3_reduction_pct']:.1f}%"
+        + (
+            f"estimated z: Top-3 -{post['estimate']:.1f}% (90%: -{post['low']:.1f} to "
+            f"-{post['high']:.1f}%, with the panel's ability error "
+            f"{m['ability_error']['sd']:.2f}; plug-in on the confirmations "
+            f"-{bf['top_3_reduction_pct']:.1f}%)"
+            if post is not None
+            else f"estimated z: Top-3 -{bf['top_3_reduction_pct']:.1f}%"
+        )
     ]
     others = [
         f"{name} -{m['methods'][name]['top_3_reduction_pct']:.1f}%"

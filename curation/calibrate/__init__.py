@@ -26,7 +26,9 @@ knows nothing of the search that proposes the items.
   annotation's counts, b, SE and z; :func:`describe` (its status reason),
   :func:`annotation_lineage` and :func:`simulation_lineage` (its lineage).
 * :func:`gradable_problem` — why a new item's answer cannot be graded (checked first).
-* :func:`b_of_z`, :func:`z_slope` — the calibration's z map, inverted and differentiated.
+* :func:`b_of_z`, :func:`z_slope` — the calibration's z map, inverted and differentiated;
+  :func:`equal_score_b` — a difficulty in the frame of other abilities (same expected
+  panel score).
 * Simulation: :class:`SimulatedWorld` (:class:`WorldSettings`, :class:`WorldBackend`)
   — a truth drawn around the fit (true abilities, 2PL, model × item effects), so an
   offline evaluation is not circular; :func:`simulated_header`, :func:`latent_of`,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
         z_slope,
     )
     from curation.calibrate._backend import LatentB, open_panel, stated_latent
+    from curation.calibrate._frame import equal_score_b
     from curation.calibrate._gradable import gradable_problem
     from curation.calibrate._measure import (
         NO_TARGET,
@@ -101,6 +104,7 @@ _EXPORTS = {
     "calibrate_annotations": "_annotate",
     "decide": "_annotate",
     "describe": "_annotate",
+    "equal_score_b": "_frame",
     "gradable_problem": "_gradable",
     "latent_of": "_simulate",
     "measure": "_measure",
@@ -142,6 +146,7 @@ __all__ = [
     "calibrate_annotations",
     "decide",
     "describe",
+    "equal_score_b",
     "gradable_problem",
     "latent_of",
     "measure",

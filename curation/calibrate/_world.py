@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from curation.calibrate._frame import equal_score_b
 from curation.calibrate._settings import WorldSettings
 from curation.hashing import hashed_normal
 from curation.irt import Calibration
@@ -84,20 +85,11 @@ class SimulatedWorld:
         self.fingerprint = hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def translate(self, b: np.ndarray) -> np.ndarray:
-        """T(b): Σ_j σ(θ_j − T(b)) = Σ_j σ(θ̂_j − b) (bisection, vectorised)."""
+        """T(b): Σ_j σ(θ_j − T(b)) = Σ_j σ(θ̂_j − b) (:func:`equal_score_b`)."""
         b = np.asarray(b, dtype=np.float64)
         if b.size == 0:
             return b
-        score = (1.0 / (1.0 + np.exp(-(self._theta_hat[None, :] - b[:, None])))).sum(axis=1)
-        lo = np.full(b.shape, -60.0)
-        hi = np.full(b.shape, 60.0)
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            s = (1.0 / (1.0 + np.exp(-(self._theta[None, :] - mid[:, None])))).sum(axis=1)
-            above = s > score  # too easy: the difficulty is higher
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-        return (lo + hi) / 2
+        return equal_score_b(b, self._theta_hat, self._theta)
 
     def a(self, item: str) -> float:
         """The item's true discrimination."""

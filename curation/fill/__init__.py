@@ -2,7 +2,8 @@
 
 An evolutionary, difficulty-targeted rewrite search (SPEC §4): for a target z* (the
 midpoint of the current largest gap by default) the memory items closest to z* are
-rewritten with a reference list of real items around z*; valid children are
+rewritten with a reference list of real items around the request (z* corrected by
+the offset and scale the search has learnt of its rewriter); valid children are
 measured by :mod:`curation.calibrate` (the panel answers with **adaptive trials**, and
 each child is calibrated online on the benchmark's own calibration); calibrated
 children join the memory; the child closest to z* is inserted and the next target
@@ -14,7 +15,10 @@ is a :class:`curation.candidates.Candidate`.
 * :class:`FillSettings` — params.yaml ``fill`` (how children are measured is
   ``calibrate``, :class:`curation.calibrate.CalibrateSettings`);
   :class:`RewriteSimulationSettings` (the offline rewriter's documented model, with the
-  :data:`SKILLS` presets), :class:`RefineSettings`.
+  :data:`SKILLS` presets), :class:`RefineSettings`, :class:`CorrectionSettings` (what
+  the search learns of its rewriter: offset and scale, refitted every round, and the
+  corrected request), :class:`FillIntervalSettings` (intervals that include the panel's
+  ability error, estimated from the children's counts).
 * :func:`afill` → :class:`FillResult` — one benchmark's run.
 * :func:`load_judge_factory` — ``fill.judge: "module:factory"``, a factory of a
   :class:`curation.candidates.Judge`.
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
     from curation.fill._run import FillResult, afill
     from curation.fill._settings import (
         SKILLS,
+        CorrectionSettings,
+        FillIntervalSettings,
         FillSettings,
         RefineSettings,
         RewriteSimulationSettings,
@@ -41,6 +47,8 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "SKILLS": "_settings",
+    "CorrectionSettings": "_settings",
+    "FillIntervalSettings": "_settings",
     "FillResult": "_run",
     "FillSettings": "_settings",
     "JudgeFactory": "_hooks",
@@ -56,8 +64,10 @@ _EXPORTS = {
 
 __all__ = [
     "SKILLS",
+    "CorrectionSettings",
     "FillResult",
     "FillSettings",
+    "FillIntervalSettings",
     "JudgeFactory",
     "RefineSettings",
     "RewriteSimulationSettings",

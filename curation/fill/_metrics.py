@@ -106,12 +106,14 @@ def method_metrics(
     tolerance: float,
     z_axis_before: np.ndarray | None = None,
     z_world_before: np.ndarray | None = None,
+    reduction: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Gap reduction, closeness to target and cost of one method (module docstring).
 
     Simulation: ``z_axis_before``, the benchmark's items at their calibrated b in the
     true panel's frame (their estimates, no estimation error added); ``z_world_before``,
-    at their true z.
+    at their true z. ``reduction``: the Top-3 reduction's posterior median and 90%
+    interval (:func:`curation.fill._uncertainty.reduction_interval`).
     """
     z_after = np.concatenate([z_before, [_z(c) for c in inserted]])
     devs = [abs(_z(c) - float(c.target_z)) for c in inserted]
@@ -143,6 +145,7 @@ def method_metrics(
         "n_inserted": n_ins,
         "top_3_after": _r(top_k_sum(z_after, 3)),
         "top_3_reduction_pct": _r(top_k_reduction(z_before, z_after, 3), 4),
+        "top_3_reduction": reduction,
         "max_gap_after": _r(max_gap(z_after)),
         "target_dev": _r(float(np.mean(devs))) if devs else None,
         "target_dev_se": _r(float(np.sqrt(np.sum(np.square(known)))) / len(known))
@@ -190,6 +193,8 @@ def method_metrics(
                 "z": _r(c.z),
                 "se": _r(c.se),
                 "se_z": _r(_se_z(c)),
+                "z_low": _r(c.z_low),
+                "z_high": _r(c.z_high),
                 "selection_z": _r(z),
                 "true_z": _r(true_z(c)),
                 "dev": _r(abs(_z(c) - float(c.target_z))),

@@ -39,6 +39,15 @@ from curation.fill._search import (
 from curation.fill._settings import PROMPT_NAMES, FillSettings
 from curation.fill._simulate import SimulatedRewriter
 from curation.fill._targets import n_targets
+from curation.fill._uncertainty import (
+    AbilityDraws,
+    AbilityError,
+    calibrated,
+    estimate_ability_error,
+    panel_counts,
+    reduction_interval,
+    widen,
+)
 from curation.grading import GradingSettings
 from curation.irt import Calibration
 from curation.llm import (
@@ -272,6 +281,20 @@ async def afill(
             await rewriter.aclose()
         await measuring.aclose()
 
+    ability = (
+        estimate_ability_error(
+            [panel_counts(c) for t in tracks.values() for c in calibrated(t.candidates)],
+            calibration,
+        )
+        if settings.intervals.ability_error
+        else AbilityError(0.0, {}, 0)
+    )
+    draws = AbilityDraws(calibration, ability, draws=settings.intervals.draws, seed=settings.seed)
+    if ability.sd > 0:
+        for track in tracks.values():
+            track.candidates = [widen(c, draws) for c in track.candidates]
+            track.inserted = [widen(c, draws) for c in track.inserted]
+    b_before = np.array([e.b for e in seed], dtype=np.float64)
     fixed = settings.fixed_budget(len(panel), setup.settings.adaptive)
     methods: dict[str, Any] = {}
     for name, track in tracks.items():
@@ -285,6 +308,7 @@ async def afill(
             tolerance=setup.settings.tolerance,
             z_axis_before=z_axis,
             z_world_before=z_world,
+            reduction=reduction_interval(track.inserted, b_before, draws, seed=settings.seed),
         )
     source = ctx.source
     bf = methods[BENCHFILL]["top_3_reduction_pct"]
@@ -306,6 +330,7 @@ async def afill(
         "adaptive": setup.settings.adaptive.model_dump(),
         "benchfill_vs_oracle": ratio(bf, methods.get(ORACLE, {}).get("top_3_reduction_pct")),
         "benchfill_vs_baseline": ratio(bf, methods.get(BASELINE, {}).get("top_3_reduction_pct")),
+        "ability_error": {**ability.describe(), "draws": draws.n},
         "true": _true_summary(methods, world, z_world),
         "methods": methods,
     }

@@ -1,7 +1,9 @@
 """The search: BenchFill, the uniform-parent baseline and the oracle, per benchmark.
 
 For each target (SPEC §4), BenchFill runs rounds: the ``parents`` memory entries
-closest to z* are each rewritten ``children`` times with the reference list; every
+closest to z* are each rewritten ``children`` times with the reference list, each
+asked for the difficulty that lands on z* given what the run's children so far say of
+the rewriter's offset and scale (:mod:`curation.fill._correction`); every
 child is parsed, checked (gradable, not a near-duplicate, judge), annotated by the
 panel with adaptive trials (screening) and calibrated online; the round's finalists
 are then re-measured with fresh trials until the best is known to be within the
@@ -70,6 +72,7 @@ from curation.candidates import (
     Source,
     passed,
 )
+from curation.fill._correction import RewriterFit, fit_rewriter, steps_of, unclipped_z
 from curation.fill._journal import Journal
 from curation.fill._memory import Memory, MemoryEntry, entry_from_candidate
 from curation.fill._parse import ParseFailure, parse_rewrite
@@ -79,6 +82,7 @@ from curation.fill._simulate import SIMULATED_REWRITER, Brief, SimulatedRewriter
 from curation.fill._targets import Target, n_targets, next_target
 from curation.fill._validity import DuplicateIndex, unsaid_answer_change
 from curation.grading import GradingSettings
+from curation.irt import Calibration
 from curation.llm import (
     Backend,
     CallResult,
@@ -168,6 +172,14 @@ class Job:
     sample: int
     kind: str
     references: tuple[MemoryEntry, ...] = ()
+    request_z: float | None = None
+    """The z asked for (BenchFill: the target corrected by :attr:`fit`); None = the target."""
+    fit: RewriterFit | None = None
+    """What was known of the rewriter when the request was made."""
+
+    def asked_z(self, target: Target) -> float:
+        """The z the prompt asks for."""
+        return target.z if self.request_z is None else self.request_z
 
 
 def seed_index(seed: Sequence[MemoryEntry], threshold: float) -> DuplicateIndex:
@@ -231,7 +243,7 @@ def _request(ctx: Context, job: Job, target: Target) -> ChatRequest:
         kind=job.kind,
         parent=job.parent,
         parent_question=strip_simulated_header(job.parent.question),
-        target_z=target.z,
+        target_z=job.asked_z(target),
         references=job.references,
         reference_chars=ctx.settings.reference_chars,
     )
@@ -275,7 +287,7 @@ async def run_round(
                     answer_type=p.answer_type,
                     choices=p.choices,
                     parent_b=p.latent_b if p.latent_b is not None else p.b,
-                    target_b=target_b,
+                    target_b=b_of_z(cal, job.asked_z(target)),
                     steered=job.kind == "benchfill",
                 ),
             )
@@ -300,6 +312,7 @@ async def run_round(
                 "system_sha256": ctx.prompts.sha("system"),
             },
             "references": [e.item for e in job.references],
+            **_request_lineage(job, cal),
             "seed": s.seed,
             "sample": job.sample,
             "rewrite": {
@@ -441,6 +454,37 @@ async def run_round(
     if s.refine.enabled:
         out = await refine(ctx, out, target)
     return out
+
+
+def _request_lineage(job: Job, cal: Calibration) -> dict[str, Any]:
+    """``request``: what a corrected request asked for, from which parent b, with which
+    fit of the rewriter (what :func:`curation.fill._correction.step_of` reads back)."""
+    if job.request_z is None or job.fit is None:
+        return {}
+    return {
+        "request": {
+            "z": job.request_z,
+            "b": b_of_z(cal, job.request_z),
+            "parent_b": job.parent.b,
+            "parent_se": job.parent.se,
+            "fit": job.fit.describe(),
+        }
+    }
+
+
+def corrected_request(
+    fit: RewriterFit, parent: MemoryEntry, target: Target, cal: Calibration, s: FillSettings
+) -> float:
+    """The z to ask for so that a child of ``parent`` lands on ``target``.
+
+    On a linear map (``panel``, ``items``) it may lie outside [0, 1]: a target just
+    above z = 0 from a rewriter that makes children harder than asked needs a request
+    below the weakest model, which the prompt's scale can state and a clipped z cannot.
+    """
+    if not s.correction.enabled:
+        return target.z
+    b = fit.request(parent.b, b_of_z(cal, target.z), s.correction)
+    return unclipped_z(cal, b)
 
 
 # ---- refinement ---------------------------------------------------------------------------
@@ -839,7 +883,7 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
         },
     )
     calibrate_annotations([pooled], ctx.panel.calibration)
-    lineage["pooled"] = {"z": pooled.z, "se_z": pooled.se_z}
+    lineage["pooled"] = {"b": pooled.b, "se": pooled.se, "z": pooled.z, "se_z": pooled.se_z}
     lineage["confirmation"] = {
         "trials_per_model": s.confirm_trials,
         "first_sample": s.confirm_first_sample(ctx.calibrate.adaptive),
@@ -859,26 +903,39 @@ async def confirm(ctx: Context, best: Candidate, target: Target) -> Candidate:
     return confirmed.replace(lineage=json.dumps(lineage, sort_keys=True, ensure_ascii=False))
 
 
+def _sample(s: FillSettings, insertion: int, k: int) -> int:
+    """The rewrite's sample index: ``k`` within its insertion, insertions apart by the
+    most rewrites one can ask for, so a target searched again (the last item did not
+    split its gap) gets new rewrites, not the cached ones of the same prompt."""
+    return insertion * s.rounds * s.children_per_round + k
+
+
 async def run_benchfill(ctx: Context, track: Track) -> None:
+    """BenchFill's targets, each searched from the memory with corrected requests."""
     s = ctx.settings
+    cal = ctx.panel.calibration
     for i in range(n_targets(s.targets, s.insertions)):
         target = next_target(
             track.z_now, i, mode=s.targets, z_start=track.z_start, insertions=s.insertions
         )
 
-        def plan(round_: int, _used: int, target: Target = target) -> list[Job]:
+        def plan(round_: int, _used: int, target: Target = target, i: int = i) -> list[Job]:
             parents = track.memory.closest(target.z, s.parents)
+            fit = fit_rewriter(steps_of(track.candidates), s.correction)
             jobs = []
             for p_idx, parent in enumerate(parents):
-                refs = tuple(track.memory.references(target.z, s.references, exclude={parent.item}))
+                asked = corrected_request(fit, parent, target, cal, s)
+                refs = tuple(track.memory.references(asked, s.references, exclude={parent.item}))
                 for k in range(s.children):
                     jobs.append(
                         Job(
                             slot=p_idx * s.children + k,
                             parent=parent,
-                            sample=(round_ - 1) * s.children + k,
+                            sample=_sample(s, i, (round_ - 1) * s.children + k),
                             kind="benchfill",
                             references=refs,
+                            request_z=asked,
+                            fit=fit,
                         )
                     )
             return jobs
@@ -912,7 +969,7 @@ async def run_baseline(ctx: Context, track: Track, budgets: Sequence[int]) -> No
                 Job(
                     slot=j,
                     parent=originals[int(p)],
-                    sample=(round_ - 1) * per_round + j,
+                    sample=_sample(s, i, (round_ - 1) * per_round + j),
                     kind="baseline",
                 )
                 for j, p in enumerate(picks)

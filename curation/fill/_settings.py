@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     NonNegativeFloat,
     NonNegativeInt,
+    PositiveFloat,
     PositiveInt,
     ValidationError,
     field_validator,
@@ -70,9 +71,13 @@ class RewriteSimulationSettings(Section):
 
     * steered (BenchFill: the prompt carries reference items around the target, so
       the rewriter can judge the size of the step):
-      ``b_child = b_p + eta·(b* − b_p) + eps``, ``eps ~ N(0, sigma²)``;
+      ``b_child = b_p + eta·(b* − b_p) + bias + eps``, ``eps ~ N(0, sigma²)``;
     * unsteered (baseline: no references, so a number like "z* = 0.55" gives no
-      scale): ``b_child = b_p + s·|N(0, free_sigma²)|`` with a random sign ``s``.
+      scale): ``b_child = b_p + bias + s·|N(0, free_sigma²)|`` with a random sign ``s``.
+
+    b* is the difficulty the request asks for (BenchFill corrects it by what it has
+    learnt of the rewriter, ``fill.correction``), so eta and bias are the rewriter's
+    scale and offset that the search has to find out.
 
     Draws are seeded by (``fill.seed``, the request's cache key). The child's text is
     the parent's behind a header that says it is a simulated rewrite and states its
@@ -88,6 +93,9 @@ class RewriteSimulationSettings(Section):
     """SD of a steered rewrite's error (logit scale)."""
     free_sigma: NonNegativeFloat = 1.0
     """SD of an unsteered (baseline) rewrite's step (logit scale)."""
+    bias: float = 0.0
+    """Logits every rewrite lands above what was asked (> 0: every child harder than
+    asked, steered or not); 0 = a rewriter without a systematic offset."""
 
     @model_validator(mode="before")
     @classmethod
@@ -118,10 +126,13 @@ class RefineSettings(Section):
     """Children re-measured per step (the best by expected squared deviation); 0 = off."""
     batch: PositiveInt = 8
     """Fresh trials per model a finalist gets per step."""
-    max_trials: NonNegativeInt = 160
+    max_trials: NonNegativeInt = 320
     """Extra trials per model a finalist gets at most (a multiple of ``batch``); 0 = off.
     160, not 96: on the true z the "good" rewriter's share of the oracle went
-    0.76-0.83 -> 0.85-0.90 (benchmarks/bench_fill.py)."""
+    0.76-0.83 -> 0.85-0.90; 320, not 160: GSM8K's gaps at the floor of the axis, where
+    a trial says least, went 0.85 / 0.70 / 0.80 -> 0.91 / 0.79 / 0.98 in the project's,
+    the a log-SD 0.5 and the ability-noise world (8 seeds, benchmarks/bench_fill.py);
+    refinement stops earlier wherever the leader is known sooner."""
     screen_trials: PositiveInt = 8
     """With refinement on, the adaptive screening of a round's children stops at this
     many trials per model (the finalists get the rest): at most
@@ -142,6 +153,53 @@ class RefineSettings(Section):
                 self.max_trials,
             )
         return self
+
+
+class CorrectionSettings(Section):
+    """What the search learns about its rewriter, and how it corrects its requests
+    (``fill.correction``; :mod:`curation.fill._correction`).
+
+    Every BenchFill round refits, on all the run's measured children so far, how far a
+    rewrite moves from its parent against how far it was asked to (logits):
+    ``b_child − b_p = offset + scale · (b_request − b_p)``, with a normal prior centred on
+    a rewriter that does what it is asked (offset 0, scale 1). The next request for
+    target b* from parent b_p is then ``b_p + (b* − b_p − offset) / scale`` (as a z in the
+    prompt, within [0, 1]); the references shown are the items around that request.
+    """
+
+    enabled: bool = True
+    """Correct the requests (false: always ask for the target itself)."""
+    offset_sd: PositiveFloat = 1.0
+    """Prior SD of the rewriter's offset (logits)."""
+    scale_sd: PositiveFloat = 0.5
+    """Prior SD of the rewriter's scale around 1."""
+    tau: PositiveFloat = 0.5
+    """SD of a rewrite's own error assumed until three children are measured (logits)."""
+    tau_min: PositiveFloat = 0.05
+    """Floor of that SD when it is estimated from the residuals (logits)."""
+    scale_min: PositiveFloat = 0.3
+    """A request never divides by a smaller scale (a rewriter that barely moves
+    would otherwise be asked for ever larger steps)."""
+    max_shift: PositiveFloat = 2.0
+    """A request lies at most this far from the target (logits)."""
+
+
+class FillIntervalSettings(Section):
+    """How a fill run's intervals account for the panel's ability error
+    (``fill.intervals``; :mod:`curation.fill._uncertainty`).
+
+    Online calibration holds the panel's fitted abilities fixed. After the search, the
+    children's counts say how far those abilities are off for the new items (a shift
+    per model beyond its sampling noise); abilities are drawn around the fitted ones
+    with that spread, every item is moved into each draw's frame, and the per-item 90%
+    intervals and the Top-3 reduction's 90% interval are taken over the draws (the
+    reduction's also over each inserted item's own measurement error).
+    """
+
+    ability_error: bool = True
+    """Widen the intervals by the estimated ability error (false: trials only)."""
+    draws: Annotated[int, Field(ge=20)] = 400
+    """Ability draws (and draws of the inserted items' b) behind the intervals."""
 
 
 class FillSettings(Section):
@@ -180,6 +238,11 @@ class FillSettings(Section):
     independent of the selection (no winner's curse); 0 = none (the selection's z)."""
     refine: RefineSettings = RefineSettings()
     """Sequential re-measurement of each round's finalists (:class:`RefineSettings`)."""
+    intervals: FillIntervalSettings = FillIntervalSettings()
+    """How the intervals include the panel's ability error (:class:`FillIntervalSettings`)."""
+    correction: CorrectionSettings = CorrectionSettings()
+    """The rewriter's offset and scale, learnt online, and the corrected requests
+    (:class:`CorrectionSettings`)."""
     world: WorldSettings = WorldSettings()
     """Simulation only: how far the simulated truth sits from the fitted calibration."""
     judge: str | None = None

@@ -51,7 +51,11 @@ class SimulatedRewriter:
         self.seed = seed
         self.simulation = simulation
         blob = json.dumps(
-            {"seed": seed, "sim": [simulation.eta, simulation.sigma, simulation.free_sigma]}
+            {
+                "seed": seed,
+                "sim": [simulation.eta, simulation.sigma, simulation.free_sigma],
+                **({"bias": simulation.bias} if simulation.bias else {}),
+            }
         )
         self._namespace = "simulated-rewriter:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
         self._briefs: dict[str, Brief] = {}
@@ -73,9 +77,10 @@ class SimulatedRewriter:
         sim = self.simulation
         z = hashed_normal("eps", self.seed, key)
         if brief.steered:
-            return brief.parent_b + sim.eta * (brief.target_b - brief.parent_b) + sim.sigma * z
+            step = sim.eta * (brief.target_b - brief.parent_b) + sim.sigma * z
+            return brief.parent_b + sim.bias + step
         sign = 1.0 if hashed_uniform("sign", self.seed, key) < 0.5 else -1.0
-        return brief.parent_b + sign * abs(sim.free_sigma * z)
+        return brief.parent_b + sim.bias + sign * abs(sim.free_sigma * z)
 
     async def complete(self, request: ChatRequest) -> Completion:
         key = request.key(self._namespace)

@@ -53,3 +53,25 @@ def test_simulated_runs_print_estimated_and_true_rows(tmp_path, monkeypatch):
     assert "true (sim.)" in true_row and "0.0060" in true_row
     real = [ln for ln in items if ln.startswith("real")]
     assert not any("true" in ln for ln in items[items.index(real[0]) :])
+
+
+def test_a_run_with_intervals_prints_the_posterior_median_and_its_interval(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = fill_metrics_path("sim")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    methods = {
+        "benchfill": _method(12.5, 20.0, 0.021, 0.006),
+        "baseline": _method(8.0, 9.0, 0.05, None),
+        "oracle": _method(29.0, 30.0, 0.0, None),
+    }
+    methods["benchfill"]["top_3_reduction"] = {
+        "estimate": 21.3, "low": 15.9, "high": 23.6, "level": 0.9, "draws": 400
+    }  # fmt: skip
+    methods["oracle"]["top_3_reduction"] = {
+        "estimate": 28.0, "low": 27.0, "high": 29.5, "level": 0.9, "draws": 400
+    }  # fmt: skip
+    metrics = {"source": "simulated", "insertions": 3, "top_3_before": 0.17}
+    path.write_text(json.dumps(metrics | {"true": {"world": {}}, "methods": methods}))
+    row = next(ln for ln in fill_table(["sim"]).splitlines() if ln.startswith("sim"))
+    assert "-21.3 [-23.6, -15.9]%" in row and "-12.5%" not in row  # not the plug-in
+    assert "-28.0%" in row and "-8.0%" in row  # the baseline has none: its plug-in

@@ -316,6 +316,7 @@ def test_the_shipped_params_file_is_migrated_and_its_fingerprint_keeps_the_old_l
         *("insertions", "targets", "rounds", "parents", "children", "references"),
         *("reference_chars", "duplicate_similarity", "rewriter", "simulation", "judge"),
         *("baseline", "oracle", "prompts", "confirm_trials", "world", "refine"),
+        *("correction", "intervals"),  # issue 29: the rewriter's correction, the intervals
     }
     assert fp["adaptive"] == cal.adaptive.model_dump() and fp["tolerance"] == cal.tolerance
     assert fp["backend"] == "simulate" and "concurrency" not in fp["rewriter"]
@@ -331,7 +332,7 @@ def test_the_shipped_params_file_is_migrated_and_its_fingerprint_keeps_the_old_l
 
 def test_refine_max_trials_has_one_default_the_code_s():
     """Reproduced on main: the schema said fill.refine.max_trials 96, the code used 160."""
-    assert FillSettings().refine.max_trials == RefineSettings().max_trials == 160
+    assert FillSettings().refine.max_trials == RefineSettings().max_trials == 320
     schema = json.loads((REPO / "schemas" / "params.schema.json").read_text())
     refine = schema["$defs"]["RefineSettings"]["properties"]
     assert refine["max_trials"]["default"] == RefineSettings().max_trials
