@@ -225,16 +225,13 @@ def widen(c: Candidate, draws: AbilityDraws) -> Candidate:
 
 
 def _posterior_b(c: Candidate) -> tuple[float, float]:
-    """An inserted item's b and SE as reported: its confirmation's (fresh trials, so
-    independent of the selection that picked it); the oracle's is exact.
-
-    Not the pooled (selection + confirmation) estimate: the search kept the child whose
-    selection estimate sat closest to its target, so pooling those trials pulls b
-    towards the target (a winner's curse) and the reduction's draws would then fill the
-    gaps the search aimed at rather than where the item is. The pooled z only steers the
-    search (:func:`curation.fill._search.search_z`)."""
+    """An inserted item's b and SE from all its trials (the confirmation pooled with
+    the selection's), or its record's; the oracle's is exact."""
     if c.method == ORACLE or c.b is None:
         return float(c.b or 0.0), 0.0
+    pooled = c.lineage_dict().get("pooled") or {}
+    if pooled.get("b") is not None and pooled.get("se") is not None:
+        return float(pooled["b"]), float(pooled["se"])
     return float(c.b), float(c.se or 0.0)
 
 
@@ -249,8 +246,7 @@ def reduction_interval(
     """Median and 90% interval of the Top-k reduction (percent) over the draws.
 
     Each draw moves the benchmark's items (``b_before``, their calibrated b) and the
-    inserted items (b redrawn from their confirmation's estimate and SE) into one ability
-    draw's frame.
+    inserted items (b redrawn from all their trials) into one ability draw's frame.
     None without an inserted item.
     """
     if not inserted:
