@@ -146,8 +146,15 @@ def replace_in(path: str, old: str, new: str) -> Edit:
 
 
 def delete(path: str) -> Edit:
+    """A file or a whole folder gone (a folder dep: DVC checks the folder, not each file)."""
+
     def edit(root: Path) -> list[str]:
-        (root / path).unlink()
+        target = root / path
+        assert target.exists(), f"{path}: not in the project"
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink()
         return [path]
 
     return edit
@@ -184,7 +191,7 @@ SCENARIOS = [
         "missing dep",
         replace_in("params.yaml", "path: raw/responses.csv", "path: raw/respnses.csv"),
     ),
-    Scenario("review decisions deleted", "missing dep", delete("data/review/decisions.jsonl")),
+    Scenario("review export deleted", "missing dep", delete("data/review/export")),
     Scenario(
         "check.list_limit: 0",
         "bad params",
