@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -146,8 +147,15 @@ def replace_in(path: str, old: str, new: str) -> Edit:
 
 
 def delete(path: str) -> Edit:
+    """A file or a whole folder gone (a folder dep: DVC checks the folder, not each file)."""
+
     def edit(root: Path) -> list[str]:
-        (root / path).unlink()
+        target = root / path
+        assert target.exists(), f"{path}: not in the project"
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink()
         return [path]
 
     return edit
@@ -184,7 +192,7 @@ SCENARIOS = [
         "missing dep",
         replace_in("params.yaml", "path: raw/responses.csv", "path: raw/respnses.csv"),
     ),
-    Scenario("review decisions deleted", "missing dep", delete("data/review/decisions.jsonl")),
+    Scenario("review export deleted", "missing dep", delete("data/review/export")),
     Scenario(
         "check.list_limit: 0",
         "bad params",
@@ -271,8 +279,10 @@ def run_failure(sc: Scenario, baseline: Path, work: Path, outs_by_stage: dict[st
     return root, kept, line, message, lost, rerun, time.perf_counter() - t0
 
 
-def run_kill(sc: Scenario, baseline: Path, work: Path, at: float):
-    root = copy(baseline, work / sc.name.replace(" ", "_"))
+def run_kill(sc: Scenario, baseline: Path, work: Path, at: float, *, after_stage: str = ""):
+    """`dvc repro` killed ``at`` seconds after it started, or (``after_stage``) ``at``
+    seconds after it printed that it runs that stage."""
+    root = copy(baseline, work / sc.name.replace(" ", "_").replace("'", ""))
     before = outputs(root)
     paths = sc.edit(root)
     t0 = time.perf_counter()
@@ -286,6 +296,20 @@ def run_kill(sc: Scenario, baseline: Path, work: Path, at: float):
         text=True,
         start_new_session=True,
     )
+    lines: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout or ():
+            lines.append(line)
+            if after_stage and line.startswith(f"Running stage '{after_stage}'"):
+                started.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    if after_stage:
+        while not started.wait(0.05) and proc.poll() is None:
+            pass
     try:
         proc.wait(timeout=at)
         finished_first = True
@@ -293,7 +317,8 @@ def run_kill(sc: Scenario, baseline: Path, work: Path, at: float):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         finished_first = False
-    text = proc.stdout.read() if proc.stdout else ""
+    reader.join(timeout=10)
+    text = "".join(lines)
     after = outputs(root)
     return root, before, after, paths, text, finished_first, time.perf_counter() - t0
 
@@ -304,6 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
     ap.add_argument("--keep", type=Path, help="work folder to keep (default: a temp folder)")
     ap.add_argument("--only", help="run only the scenarios whose name contains this")
+    ap.add_argument(
+        "--kill-in",
+        action="append",
+        default=[],
+        metavar="STAGE[+S]",
+        help="also: an item's text changed, the run killed S seconds (default 1) after it "
+        "starts STAGE, e.g. fill@toy+1.5 (repeatable)",
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-failures-"))
@@ -343,19 +376,31 @@ def main(argv: list[str] | None = None) -> int:
     # how long each change takes uninterrupted: the kill moments are drawn inside it
     kills = args.kills if not args.only or "kill" in args.only else 0
     full: dict[str, tuple[dict[str, str], float]] = {}
-    for label, edit in list(KILL_EDITS.items())[: max(0, min(kills, len(KILL_EDITS)))]:
-        sample = Scenario(f"kill sample {label}", "kill -9", edit, kill=True)
+    sampled = list(KILL_EDITS)[: max(0, min(kills, len(KILL_EDITS)))]
+    targeted = "an item's text"  # reruns every stage: a kill can land in any of them
+    if args.kill_in and targeted not in sampled:
+        sampled.append(targeted)
+    for label in sampled:
+        sample = Scenario(f"kill sample {label}", "kill -9", KILL_EDITS[label], kill=True)
         root, _before, outs, _paths, _text, done, secs = run_kill(sample, baseline, work, 900)
         assert done, f"the uninterrupted run of {label} did not finish"
         full[label] = (outs, secs)
         shutil.rmtree(root, ignore_errors=True)
-    labels = list(full)
+    labels = sampled[: max(0, min(kills, len(KILL_EDITS)))]
+    planned: list[tuple[str, float, str]] = []  # (change, seconds, after which stage start)
     for k in range(kills):
         label = labels[k % len(labels)]
+        planned.append((label, rng.uniform(1.0, full[label][1]), ""))
+    for spec in args.kill_in:
+        stage, _, delay = spec.partition("+")
+        planned.append((targeted, float(delay or 1.0), stage))
+    for label, at, after_stage in planned:
         after_full, full_secs = full[label]
-        at = rng.uniform(1.0, full_secs)
-        sc = Scenario(f"kill -9 at {at:.1f} s", "kill -9", KILL_EDITS[label], kill=True)
-        root, before, after, paths, text, done, secs = run_kill(sc, baseline, work, at)
+        when = f"{at:.1f} s into {after_stage}" if after_stage else f"{at:.1f} s"
+        sc = Scenario(f"kill -9 at {when}", "kill -9", KILL_EDITS[label], kill=True)
+        root, before, after, paths, text, done, secs = run_kill(
+            sc, baseline, work, at, after_stage=after_stage
+        )
         torn = sorted(
             p
             for p in after
@@ -370,7 +415,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             [
                 "kill -9",
-                f"{label}: kill at {at:.1f}/{full_secs:.0f} s",
+                f"{label}: kill {when}"
+                if after_stage
+                else f"{label}: kill at {at:.1f}/{full_secs:.0f} s",
                 "yes" if kept else f"NO {(torn + stray)[:2]}",
                 "n/a",
                 "yes" if same else "NO",

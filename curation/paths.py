@@ -134,9 +134,22 @@ MIRT_LOADINGS = Path("data/mirt/loadings.parquet")
 
 
 def fill_dir(benchmark: str) -> Path:
-    """BenchFill's working folder: memory and search state persist here so a killed run
-    resumes where it stopped."""
+    """BenchFill's output folder (a DVC output): the candidates and the memory snapshot of
+    the last finished run, nothing else (the resume journal lives in
+    :func:`fill_journal_dir`)."""
     return Path("data/fill") / benchmark
+
+
+STATE_DIR = Path(".curate-state")
+"""Run state kept across runs for resuming (git-ignored, in no DVC output or dependency):
+a killed run picks up here, and nothing in it changes an output's bytes."""
+
+
+def fill_journal_dir(benchmark: str) -> Path:
+    """Where BenchFill's search journal lives (``journal.jsonl``): outside the stage's
+    output folder, so a killed search leaves ``data/fill/<b>/`` exactly as it was and
+    the resumed run's outputs are those of a fresh clone."""
+    return STATE_DIR / "fill" / benchmark
 
 
 def candidates_path(benchmark: str) -> Path:
@@ -146,7 +159,7 @@ def candidates_path(benchmark: str) -> Path:
 
 def memory_path(benchmark: str) -> Path:
     """BenchFill's memory after a run (schema ``fill_memory``): a snapshot for inspection;
-    the search resumes from its journal, not from this."""
+    the search resumes from its journal (:func:`fill_journal_dir`), not from this."""
     return fill_dir(benchmark) / "memory.parquet"
 
 

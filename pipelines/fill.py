@@ -1,10 +1,12 @@
 """Stage `fill`: BenchFill, the uniform-parent baseline and the oracle, per benchmark.
 
 Reads data/items/<b>.parquet, data/difficulty/<b>.parquet and data/calibration/<b>.json;
-writes, under data/fill/<b>/, the search journal (resume state), candidates.parquet
-(schema ``candidate``: every candidate of every method, with its status and lineage)
-and memory.parquet (schema ``fill_memory``); metrics/fill/<b>.json (schema
-``fill_metrics``) and plots/fill/<b>.png.
+writes, under data/fill/<b>/, candidates.parquet (schema ``candidate``: every candidate
+of every method, with its status and lineage) and memory.parquet (schema
+``fill_memory``); metrics/fill/<b>.json (schema ``fill_metrics``) and plots/fill/<b>.png,
+all at once when the run has finished. The search journal (resume state) is appended
+as rounds finish in .curate-state/fill/<b>/, outside every output: a killed run leaves
+the outputs as they were and the rerun resumes from the journal.
 
 Offline by default: ``calibrate.backend`` follows ``collect.backend`` (``simulate``), so the
 rewriter and the panel are the seeded simulation and every candidate says
@@ -31,7 +33,7 @@ from collections.abc import Sequence
 from curation.calibrate import panel_setup
 from curation.candidates import BASELINE, BENCHFILL, ORACLE, SIMULATED
 from curation.fill import FillResult, afill, load_judge_factory
-from curation.io.atomic import write_json
+from curation.io.atomic import replaces_dir, write_json
 from curation.io.tables import read_table, write_table
 from curation.items import write_skipped_metrics
 from curation.llm import CompletionCache
@@ -40,6 +42,7 @@ from curation.paths import (
     candidates_path,
     difficulty_path,
     fill_dir,
+    fill_journal_dir,
     fill_metrics_path,
     fill_plot_path,
     items_path,
@@ -129,6 +132,8 @@ def _skip(benchmark: str, formats: Sequence[str]) -> str:
 
 def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml") -> str:
     """Run `fill` for one benchmark on the validated params: the line stage_main prints."""
+    # the output folder is this run's files alone (an older layout's journal.jsonl goes)
+    replaces_dir(fill_dir(benchmark))
     if not params.benchmark(benchmark, params_file=params_file).items.texts:
         return _skip(benchmark, params.plots.format)
     settings = params.fill
@@ -158,7 +163,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
                     setup=setup,
                     settings=settings,
                     cache=cache,
-                    workdir=fill_dir(benchmark),
+                    workdir=fill_journal_dir(benchmark),
                     judge=judge,
                     log=log,
                     direct_panel=True,  # applies to a simulated panel only

@@ -12,7 +12,9 @@ BenchFill's status for the review queue to show.
 Offline (``collect.backend: simulate``) the simulated judge answers; its verdicts
 say so. Verdicts that decided nothing (unparseable, no own answer, undecided) are
 counted by reason under ``unjudged`` and never as passed: they need a reviewer.
-Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice.
+Calls are cached, so a rerun (or a rerun after a failure) asks nothing twice; how many
+calls this run made and how many the cache answered is printed, not written to the
+metrics (which depend on the candidates and params alone).
 """
 
 from __future__ import annotations
@@ -136,10 +138,11 @@ def _metrics(
     df: pl.DataFrame,
     rows: list[dict[str, Any]],
     assessments: list[Assessment],
-    requests: int,
-    cache_hits: int,
     usage: dict[str, Any],
 ) -> dict[str, Any]:
+    """The metrics record: what the verdicts say and cost, nothing of this run's state
+    (its requests and cache hits are printed, never tracked: a rerun after a failure
+    finds the completion cache warm, a fresh clone cold, and both must write these bytes)."""
     judged_ids = {r["candidate"] for r in rows}
     not_judged = Counter(
         _skip_label(r) for r in df.iter_rows(named=True) if r["candidate"] not in judged_ids
@@ -179,8 +182,6 @@ def _metrics(
         "unjudged": {k: unjudged.get(k, 0) for k in UNDECIDED_CATEGORIES},
         "repairs": sum(a.repaired for a in assessments),
         "tolerant_reads": sum(a.tolerant for a in assessments),
-        "requests": requests,
-        "cache_hits": cache_hits,
         "usage": usage,
     }
 
@@ -237,8 +238,6 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         df=df,
         rows=rows,
         assessments=assessments,
-        requests=requests,
-        cache_hits=cache_hits,
         usage=usage,
     )
     validate_records([metrics], "judge_metrics", file=str(metrics_out))

@@ -64,8 +64,6 @@ def _metrics(
     skipped: Counter[str],
     n_samples: int,
     correct_by_model: dict[str, tuple[int, int]],
-    requests: int,
-    cache_hits: int,
     usage: dict[str, Any],
     output: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -85,8 +83,6 @@ def _metrics(
         "accuracy_by_model": {
             m: round(c / t, 6) for m, (t, c) in sorted(correct_by_model.items()) if t
         },
-        "requests": requests,
-        "cache_hits": cache_hits,
         "usage": usage,
         "output": output if output is not None else _output_stats(empty_frame("sample")),
     }
@@ -192,8 +188,6 @@ def _imported(params: ParamsFile, benchmark: str, *, params_file: str) -> str:
             skipped=Counter(),
             n_samples=int(table["n_trials"].sum()) if table.height else 0,
             correct_by_model=by_model,
-            requests=0,
-            cache_hits=0,
             usage=Accounting().to_metrics(),
         ),
     )
@@ -250,8 +244,6 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             skipped=skipped,
             n_samples=samples.height,
             correct_by_model=by_model,
-            requests=result.stats.requests,
-            cache_hits=result.stats.cache_hits,
             usage=result.accounting.to_metrics(),
             output=_output_stats(samples),
         ),

@@ -9,7 +9,8 @@ each child is calibrated online on the benchmark's own calibration); calibrated
 children join the memory; the child closest to z* is inserted and the next target
 chosen. A uniform-parent best-of-N baseline with the same rewriter calls and the
 oracle (a point exactly at each target) run beside it for comparison. A journal under
-``data/fill/<benchmark>/`` lets a killed run resume where it stopped. Every candidate
+``.curate-state/fill/<benchmark>/`` (outside the outputs) lets a killed run resume where
+it stopped. Every candidate
 is a :class:`curation.candidates.Candidate`.
 
 * :class:`FillSettings` — params.yaml ``fill`` (how children are measured is

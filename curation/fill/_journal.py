@@ -10,9 +10,11 @@ last line (the process died inside the write) is dropped on reading.
 On a rerun the search walks the same control flow and takes each finished round and
 insertion from the journal instead of redoing it; the unfinished round is redone,
 its LLM calls served from the completion cache. A journal whose fingerprint differs
-(params or inputs changed) is discarded and the search starts afresh: it lives in the
-stage's DVC output folder, so a copy kept beside it would be hashed into dvc.lock and
-make this folder differ from a fresh clone's (its rounds cannot serve other inputs).
+(params or inputs changed) is discarded and the search starts afresh (its rounds cannot
+serve other inputs). The file lives outside the stage's DVC outputs
+(:func:`curation.paths.fill_journal_dir`): it is written while the search runs, so
+inside an output a killed run would leave that output half-new, and the journal of a
+run on other inputs would make it differ from a fresh clone's.
 """
 
 from __future__ import annotations

@@ -344,6 +344,7 @@ class LLMJudge:
                 stage=STAGE,
                 item=item_hint,
                 response_format=fmt,
+                hint_in_key=isinstance(self.backend(), SimulatedJudgeBackend),
             )
             try:
                 result = await cached_complete(self.backend(), self.cache(), request)

@@ -22,13 +22,23 @@ class StructuredRequest(ChatRequest):
 
     response_format: str | None = None
     """The ``response_format`` body field as canonical JSON text (hashable), or None."""
+    hint_in_key: bool = False
+    """The backend answers from the ``item`` hint, not from the prompt alone (the
+    simulated judge answers from the case it registered: the solve prompt holds the
+    candidate but not its parent), so the hint joins the key; otherwise a case whose
+    prompt matches another's (the same question under an edited parent) would be served
+    that one's answer, and a warm cache would give other verdicts than a cold one."""
 
     def key(self, namespace: str) -> str:
         base = ChatRequest.key(self, namespace)
-        if self.response_format is None:
+        extra = ""
+        if self.response_format is not None:
+            extra += f"\x1fresponse_format\x1f{self.response_format}"
+        if self.hint_in_key:
+            extra += f"\x1fhint\x1f{self.item}"
+        if not extra:
             return base
-        blob = f"{base}\x1fresponse_format\x1f{self.response_format}"
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{base}{extra}".encode()).hexdigest()
 
     def body(self) -> dict[str, Any]:
         body = ChatRequest.body(self)

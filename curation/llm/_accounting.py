@@ -2,8 +2,11 @@
 
 Usage is summed over every sample an output is built from, using the usage stored
 with each cached completion, so the figures describe what the table cost and are
-identical on a rerun. ``requests`` and ``cache_hits`` describe this run only: a
-fully cached rerun shows ``requests: 0``.
+identical on a rerun. ``requests`` and ``cache_hits`` describe this run only (a fully
+cached rerun makes 0 requests): the stages print them, and :meth:`Accounting.to_metrics`
+leaves them out, because a DVC-tracked metrics file must depend on the inputs alone,
+not on what the completion cache held (a rerun after a failure finds it warm, a fresh
+clone cold).
 """
 
 from __future__ import annotations
@@ -82,11 +85,10 @@ class Tally:
         self.priced = self.priced or other.priced
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain numbers for a DVC metrics file (keys without a value are left out)."""
+        """Plain numbers for a DVC metrics file (keys without a value are left out): what
+        the samples cost, not this run's requests and cache hits (run state, printed)."""
         out: dict[str, Any] = {
             "samples": self.samples,
-            "requests": self.requests,
-            "cache_hits": self.cache_hits,
             "retries": self.retries,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,

@@ -25,6 +25,7 @@ from fill_fixtures import (
 )
 
 from curation.params import load_params
+from curation.paths import fill_journal_dir
 from curation.schemas import validate_frame
 from pipelines import fill
 from tests.conftest import REPO, params_of
@@ -192,8 +193,8 @@ def test_kill_9_mid_search_then_resume(tmp_path, monkeypatch):
             mp.setenv(k, v)
         mp.chdir(ref_dir)
         fill.run(params_of(load_params("params.yaml")), BENCH)
-    journal = run_dir / "data/fill" / BENCH / "journal.jsonl"
-    total_rounds = len(_journal_rounds(ref_dir / "data/fill" / BENCH / "journal.jsonl"))
+    journal = run_dir / fill_journal_dir(BENCH) / "journal.jsonl"
+    total_rounds = len(_journal_rounds(ref_dir / fill_journal_dir(BENCH) / "journal.jsonl"))
     assert total_rounds >= 8  # 2 insertions x 2 rounds (BenchFill) + baseline rounds
 
     with FakeOpenAIServer(answer, api_key=API_KEY, latency_s=0.005) as server:

@@ -12,6 +12,7 @@ import yaml
 from curation.fill import oracle_insertions, top_k_reduction
 from curation.io.precision import round_floats, round_frame
 from curation.params import load_params
+from curation.paths import fill_journal_dir
 from curation.schemas import validate_frame, validate_records
 from pipelines import fill
 from tests.conftest import copy_project, params_of
@@ -97,8 +98,13 @@ def test_offline_fill_writes_everything_and_resumes(project):
     assert metrics2 == metrics
     assert "run" not in metrics
 
+    # the journal lives outside the output folder, which holds this run's files alone
+    assert sorted(p.name for p in (project / "data/fill/toy").iterdir()) == [
+        "candidates.parquet",
+        "memory.parquet",
+    ]
     # without the journal, every call comes from the completion cache: same outputs again
-    (project / "data/fill/toy/journal.jsonl").unlink()
+    (project / fill_journal_dir("toy") / "journal.jsonl").unlink()
     third = fill.run(params_of(params), "toy")
     cands3, metrics3 = _outputs(project)
     assert cands3.equals(cands)
@@ -108,8 +114,11 @@ def test_offline_fill_writes_everything_and_resumes(project):
     # changed params: the old journal is set aside, the search starts again
     params = _set_fill(project, seed=8)
     assert "journal was set aside" in fill.run(params_of(params), "toy")
-    # nothing of the old search stays in the DVC output folder (a fresh clone has none)
-    assert not (project / "data/fill/toy/journal.jsonl.stale").exists()
+    # nothing of a search stays in the DVC output folder (a fresh clone has none)
+    assert sorted(p.name for p in (project / "data/fill/toy").iterdir()) == [
+        "candidates.parquet",
+        "memory.parquet",
+    ]
 
 
 def test_judge_hook_rejects_and_fills_verdict_columns(project):

@@ -84,7 +84,8 @@ def test_collection_with_30_percent_faults_is_complete_and_correct(
     assert streamed["ttft_s"].null_count() == 0 and (streamed["ttft_s"] > 0).all()
     assert samples.filter(pl.col("model") != "mid")["ttft_s"].null_count() == 1600
     metrics = json.loads((tmp_path / "metrics/collect/scripted.json").read_text())
-    assert metrics["requests"] == 2400 and metrics["cache_hits"] == 0
+    # this run's requests are printed (above), never in the tracked metrics
+    assert "requests" not in metrics and "cache_hits" not in metrics
     usage = metrics["usage"]["stages"]["collect"]
     assert usage["total"]["retries"] == n_faults
     assert usage["total"]["prompt_tokens"] == samples["prompt_tokens"].sum()

@@ -50,7 +50,7 @@ def test_switch_off_imports_the_bundled_responses(toy_project: Path):
     assert set(df["source"]) == {"imported"}
     assert pl.read_parquet("data/collect/toy.samples.parquet").height == 0
     metrics = json.loads(Path("metrics/collect/toy.json").read_text())
-    assert metrics["mode"] == "imported" and metrics["requests"] == 0
+    assert metrics["mode"] == "imported" and metrics["usage"]["total"]["samples"] == 0
     assert metrics["n_samples"] == sum(t for *_, t, _ in TOY_LONG)
 
 
