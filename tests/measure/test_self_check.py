@@ -101,3 +101,39 @@ def test_printed_coverage_matches_the_coverage_achieved_on_a_2pl_truth() -> None
         achieved = float(np.mean(held[name]))
         assert achieved >= 0.80, (name, achieved)
         assert abs(achieved - float(np.mean(said[name]))) <= 0.12, name
+
+
+def test_self_check_and_panel_reach_the_metrics_report_and_card() -> None:
+    """One small benchmark through the real functions: the gaps record validates against
+    schemas/gaps_metrics.schema.json, and the report and the card print the coverage, the
+    other-panel sentence and the leave-one-out figure."""
+    from dataclasses import replace
+
+    from curation.irt import leave_one_model_out_z, panel_bootstrap
+    from curation.measure import measure_benchmark, render_gaps_report
+    from curation.measure._panel import panel_uncertainty
+    from curation.publish._card_uncertainty import uncertainty_lines
+    from curation.schemas import validate_records
+
+    cells, _, _ = _two_pl_cells(np.random.default_rng(5), 8, 60, 4)
+    out, z, _ = checked_bootstrap(cells, replicates=19, worlds=12, seed=0)
+    panel = panel_uncertainty(
+        z,
+        cells.models,
+        resampled=panel_bootstrap(cells, replicates=12, seed=0),
+        loo=leave_one_model_out_z(cells),
+    )
+    out = replace(out, panel=panel)
+    m = measure_benchmark(z, name="tiny", intervals=out)
+    record = m.to_metrics()
+    validate_records([record], "gaps_metrics", file="metrics/gaps.json")
+    check = record["intervals"]["ddm"]["self_check"]
+    assert check["worlds"] == 12 and check["status"] in ("ok", "widened", "narrowed", "withheld")
+    report = render_gaps_report([m], title="t")
+    assert "## Panel uncertainty" in report
+    assert "another panel of 8 similar models would give DDM in [" in report
+    assert f"covers {check['coverage_smooth']:.2f} / {check['coverage_lattice']:.2f}" in report
+    assert "85–95%" not in report
+    card = "\n".join(uncertainty_lines(record["intervals"]))
+    assert "Another panel of 8 similar models would give DDM in [" in card
+    assert record["intervals"]["panel"]["loo"]["most_influential_model"] in card
