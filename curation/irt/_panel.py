@@ -45,7 +45,8 @@ class PanelRefits:
     """z of every refit (refits × items, ``cells.items`` order) and which models each used.
 
     ``panels[r]`` holds the indices (into ``cells.models``) of refit ``r``'s models, with
-    repeats for a resample.
+    repeats for a resample; a panel whose models all sit at one ability (no scale) is
+    left out and counted in ``n_degenerate``.
     """
 
     z: np.ndarray
@@ -53,6 +54,8 @@ class PanelRefits:
     kind: str
     seed: int
     n_unconverged: int
+    n_degenerate: int = 0
+    """Panels left out: every model at one ability, so no scale (tiny panels)."""
 
     @property
     def refits(self) -> int:
@@ -101,18 +104,38 @@ def _run(
     check_choice("scale", scale, SCALES)
     s = settings if settings is not None else FitSettings()
     lay = Dense(cells)
-    z = np.empty((len(panels), cells.n_items))
+    rows: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
     bad = 0
     for r in progress(range(len(panels)), desc=desc, unit="refit"):
         sub = _sub_cells(cells, lay.K, lay.N, panels[r])
-        z[r], ok = _refit_z(sub, model, s, scale, floor)
+        try:
+            z_r, ok = _refit_z(sub, model, s, scale, floor)
+        except ValueError:  # no scale: every model of the panel at one ability
+            continue
+        rows.append(z_r)
+        kept.append(panels[r])
         bad += not ok
+    return _refits(cells, rows, kept, len(panels), kind, seed, bad)
+
+
+def _refits(
+    cells: Cells,
+    rows: list[np.ndarray],
+    kept: list[np.ndarray],
+    total: int,
+    kind: str,
+    seed: int,
+    bad: int,
+) -> PanelRefits:
+    z = np.stack(rows) if rows else np.empty((0, cells.n_items))
     return PanelRefits(
         z=z,
-        panels=tuple(tuple(int(j) for j in p) for p in panels),
+        panels=tuple(tuple(int(j) for j in p) for p in kept),
         kind=kind,
         seed=int(seed),
         n_unconverged=bad,
+        n_degenerate=total - len(rows),
     )
 
 
@@ -188,7 +211,8 @@ def _run_smooth(
     bandwidth = float(np.sqrt((1.06 * spread * m ** (-0.2)) ** 2 + se2))
     a = mp.a if model != "1pl" else None
     c = mp.c if model == "3pl" else None
-    z = np.empty((len(panels), cells.n_items))
+    out: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
     bad = 0
     for r in progress(range(len(panels)), desc="panel bootstrap", unit="refit"):
         rows = panels[r]
@@ -200,15 +224,14 @@ def _run_smooth(
         nn = lay.N[rows]
         kk = rng.binomial(nn.astype(np.int64), p).astype(np.float64)
         sub = _sub_cells(cells, kk, nn, np.arange(rows.size))
-        z[r], ok = _refit_z(sub, model, s, scale, c)
+        try:
+            z_r, ok = _refit_z(sub, model, s, scale, c)
+        except ValueError:  # no scale: every model of the panel at one ability
+            continue
+        out.append(z_r)
+        kept.append(rows)
         bad += not ok
-    return PanelRefits(
-        z=z,
-        panels=tuple(tuple(int(j) for j in p) for p in panels),
-        kind="smoothed",
-        seed=int(seed),
-        n_unconverged=bad,
-    )
+    return _refits(cells, out, kept, len(panels), "smoothed", seed, bad)
 
 
 @pinned

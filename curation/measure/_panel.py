@@ -128,6 +128,9 @@ def panel_uncertainty(
     interval is of the figure another panel's report would print.
     """
     intervals = None
+    if resampled is not None and resampled.refits < 2:
+        skipped = skipped or "fewer than 2 resampled panels had a scale"
+        resampled = None
     if resampled is not None:
         values = _metrics(resampled.z, target)
         shift = shifts or {}
@@ -140,9 +143,10 @@ def panel_uncertainty(
         full = float(_per_draw(np.sort(z_hat)[None, :], "ddm", target)[0])
         moved = np.abs(dropped["ddm"] - full)
         j = int(np.argmax(moved))
+        left_out = set(range(len(models))) - set(loo.panels[j])
         out_loo = LeaveOneOut(
             ranges={name: (float(v.min()), float(v.max())) for name, v in dropped.items()},
-            most_influential=models[j],
+            most_influential=models[left_out.pop()],
             ddm_shift=float(moved[j]),
         )
     return PanelUncertainty(

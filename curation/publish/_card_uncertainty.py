@@ -39,7 +39,7 @@ def uncertainty_lines(ivs: dict[str, Any]) -> list[str]:
     out = [
         "### Uncertainty of the difficulty figures",
         "",
-        f"{ivs['ddm'].get('level', 0.9):.0%} intervals of the original items' figures "
+        f"{ivs['ddm']['level']:.0%} intervals of the original items' figures "
         "(`reports/gaps.md` of the build has the method). *This panel*: what the data "
         "pin down with the panel fixed, and how often such an interval held the truth in "
         "simulations of this benchmark's own design (smooth / lattice truth). *Another "
