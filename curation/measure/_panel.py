@@ -89,8 +89,7 @@ def _metrics(z: NDArray[np.float64], target: TargetLike) -> dict[str, NDArray[np
 
 PREDICTION = float(np.sqrt(2.0))
 """Another panel's figure differs from this one's by the difference of two independent
-panels' errors: √2 times one panel's spread (a percentile interval of the resamples alone
-held another panel's DDM in ~0.75 of draws at 90%, tests/measure/test_panel.py)."""
+panels' errors: √2 times one panel's spread (tests/measure/test_panel.py)."""
 
 
 def _prediction(values: NDArray[np.float64], level: float) -> Interval:
