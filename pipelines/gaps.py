@@ -120,7 +120,7 @@ def _intervals(
         skipped = None
         if budget.panel == 0 and iv.panel.replicates > 0:
             skipped = "max_refit_cells leaves too few refits for the panel bootstrap"
-        if budget.panel or budget.loo:
+        if budget.panel or budget.loo or skipped:  # a skipped part is said, not left out
             panel = fitted.panel(
                 target=target,
                 level=level,
