@@ -1,8 +1,25 @@
-"""Do the intervals of DDM and the gap metrics cover? Laplace draws vs the bootstrap.
+"""Do the intervals of DDM and the gap metrics cover? Laplace draws vs the bootstrap, and
+the gaps stage's self-checked intervals at the shapes users bring.
 
     nice python benchmarks/bench_intervals.py [--quick] [--worlds N] [--replicates R]
                       [--seed S] [--shape ci bundled around:math-l5 fit:math-l5 ...]
                       [--trials 1 8] [--methods laplace bootstrap ...]
+    nice python benchmarks/bench_intervals.py --self-check [--worlds N] [--replicates R]
+                      [--check-worlds W] [--shapes 12x164x1 12x1319x1 45x400x10 16x15x4]
+
+``--self-check``: for each shape (models × items × trials) and each truth — ``smooth``
+(a 2PL truth, discriminations log-normal with SD 0.3, continuous difficulties: not the
+1PL the stage fits, nor the check's own jittered fit) and ``lattice`` (the 1PL fit of
+one simulated data set of the world: difficulties tied at its score levels, the truth
+issue 29 found the intervals miss) — draws
+``--worlds`` benchmarks, runs the gaps stage's interval code on each
+(:func:`curation.measure._selfcheck.checked_bootstrap`: ``--replicates`` bootstrap
+replicates, ``--check-worlds`` self-check worlds per check truth) and prints, per
+metric, how many intervals were printed (not withheld), the mean self-reported coverage
+of the printed ones for that kind of truth (the report prints both: "if the truth is
+smooth" / "if it sits at the score levels") and the share of them that held the truth.
+The bar (issue 29): every printed interval's self-reported coverage within ±0.07 of the
+measured one, none covering below 0.80.
 
 ``--quick``: the coverage test's shape only (12 × 150), 100 worlds, 39 replicates,
 Laplace draws (before) vs the bootstrap (after) — a few CPU-minutes.
@@ -105,6 +122,105 @@ def table(rows: list[dict], methods: list[str]) -> str:
     return "\n".join(lines)
 
 
+def truth_world(
+    n_models: int, n_items: int, trials: int, kind: str, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """θ, b and a of one ``smooth`` (2PL) or ``lattice`` truth (see the module docstring)."""
+    world = World(n_models=n_models, n_items=n_items, n_trials=trials)
+    theta, b = world.draw(rng)
+    if kind == "lattice":  # the 1PL fit of one data set of the world: b tied at score levels
+        mp = fit_map(world.responses(theta, b, rng), "1pl", FitSettings())
+        return mp.theta, mp.b, np.ones(n_items)
+    return theta, b, np.exp(rng.normal(0.0, 0.3, n_items))
+
+
+def self_check_rows(
+    shape: tuple[int, int, int], kind: str, worlds: int, replicates: int, check: int, seed: int
+) -> list[dict]:
+    """One row per metric: printed, withheld, mean self-reported and measured coverage."""
+    from scipy.special import expit
+
+    from curation.measure._coverage import true_z
+    from curation.measure._posterior import METRIC_NAMES, _per_draw
+    from curation.measure._selfcheck import checked_bootstrap
+
+    m, n, trials = shape
+    acc: dict[str, list[tuple[bool, float, bool]]] = {k: [] for k in METRIC_NAMES}
+    for w in range(worlds):
+        rng = np.random.default_rng([seed, m, n, trials, kind == "lattice", w])
+        theta, b, a = truth_world(m, n, trials, kind, rng)
+        mi, ii = (x.ravel() for x in np.meshgrid(np.arange(m), np.arange(n), indexing="ij"))
+        k = rng.binomial(trials, expit(a[ii] * (theta[mi] - b[ii]))).astype(np.float64)
+        cells = Cells(
+            tuple(f"m{j}" for j in range(m)), tuple(f"i{i}" for i in range(n)), mi, ii, k,
+            np.full(mi.size, float(trials)),
+        )  # fmt: skip
+        truth = np.sort(true_z(theta, b))[None, :]
+        out, _, _ = checked_bootstrap(
+            cells, replicates=replicates, worlds=check, seed=seed * 7919 + w
+        )
+        for name in METRIC_NAMES:
+            iv, sc = getattr(out, name), out.self_check[name]  # type: ignore[index]
+            t = float(_per_draw(truth, name, "uniform")[0])
+            said = sc.coverage_lattice if kind == "lattice" else sc.coverage_smooth
+            acc[name].append((sc.printed, said, iv.low <= t <= iv.high))
+    rows = []
+    for name, vals in acc.items():
+        shown = [v for v in vals if v[0]]
+        rows.append(
+            {
+                "metric": name,
+                "printed": len(shown),
+                "withheld": len(vals) - len(shown),
+                "self": float(np.mean([v[1] for v in shown])) if shown else float("nan"),
+                "measured": float(np.mean([v[2] for v in shown])) if shown else float("nan"),
+            }
+        )
+    return rows
+
+
+def run_self_check(args: argparse.Namespace) -> int:
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes]
+    print(
+        f"# Self-checked intervals (gaps stage): {args.worlds} worlds per shape and truth, "
+        f"{args.replicates} bootstrap replicates, {args.check_worlds} self-check worlds per "
+        f"check truth, seed {args.seed}, 90% intervals"
+    )
+    print(
+        "printed/withheld: intervals shown / withheld by the self-check; self: mean "
+        "self-reported coverage of the printed; measured: share of them holding the truth"
+    )
+    header = f"{'shape':>14s} {'truth':8s} {'metric':10s} {'printed':>7s} {'withheld':>8s} "
+    header += f"{'self':>6s} {'measured':>8s} {'diff':>6s}  bar"
+    print(header)
+    failures = 0
+    for shape in shapes:
+        for kind in ("smooth", "lattice"):
+            started = time.perf_counter()
+            rows = self_check_rows(
+                shape,
+                kind,
+                args.worlds,
+                args.replicates,
+                args.check_worlds,
+                args.seed,  # type: ignore[arg-type]
+            )
+            took = time.perf_counter() - started
+            for r in rows:
+                diff = r["measured"] - r["self"]
+                ok = r["printed"] == 0 or (abs(diff) <= 0.07 and r["measured"] >= 0.80)
+                failures += not ok
+                label = "x".join(str(v) for v in shape)
+                print(
+                    f"{label:>14s} {kind:8s} {r['metric']:10s} {r['printed']:7d} "
+                    f"{r['withheld']:8d} {r['self']:6.2f} {r['measured']:8.2f} {diff:+6.2f}  "
+                    f"{'ok' if ok else 'MISS'}"
+                )
+            print(f"{'':14s} ({took:.0f} s)", flush=True)
+    print(f"\n{failures} metric rows outside the bar (|diff| <= 0.07, measured >= 0.80)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worlds", type=int, default=100)
@@ -118,7 +234,16 @@ def main() -> int:
     ap.add_argument(
         "--quick", action="store_true", help="ci shape, 100 worlds, laplace vs bootstrap"
     )
+    ap.add_argument("--self-check", action="store_true", help="the gaps stage's own check")
+    ap.add_argument("--check-worlds", type=int, default=50, help="self-check worlds per truth")
+    ap.add_argument(
+        "--shapes", nargs="+", default=["12x164x1", "12x1319x1", "45x400x10", "16x15x4"],
+        help="models x items x trials (--self-check)",
+    )  # fmt: skip
     args = ap.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if args.self_check:
+        return run_self_check(args)
     if args.quick:
         args.worlds, args.replicates, args.shape = 100, 39, ["ci"]
         args.methods = ["laplace", "bootstrap"]

@@ -149,6 +149,15 @@ def gaps_table(names: list[str]) -> str:
     return table(header, rows)
 
 
+def _iv_cell(iv: dict[str, Any] | None) -> str:
+    """ "estimate [low, high]", or "estimate, withheld" when the self-check withheld it."""
+    if not iv:
+        return DASH
+    if (iv.get("self_check") or {}).get("status") == "withheld":
+        return f"{fixed(iv['estimate'])} withheld"
+    return with_interval(iv["estimate"], iv["low"], iv["high"])
+
+
 def intervals_table(names: list[str]) -> str:
     """The gap figures as estimates of the truth, each with its interval (gaps.intervals)."""
     metrics = _load(GAPS_METRICS) or {}
@@ -160,11 +169,61 @@ def intervals_table(names: list[str]) -> str:
         if not ivs:
             rows.append(_missing(name, header))
             continue
-        cells = [
-            with_interval(iv["estimate"], iv["low"], iv["high"]) if (iv := ivs.get(k)) else DASH
-            for k, _ in keys
-        ]
+        cells = [_iv_cell(ivs.get(k)) for k, _ in keys]
         rows.append((name, str(ivs.get("target", DASH)), *cells))
+    return table(header, rows)
+
+
+_STATUS_MARK = {"ok": "", "widened": " w", "narrowed": " n", "withheld": " x"}
+
+
+def self_check_table(names: list[str]) -> str:
+    """Each interval's self-checked coverage, smooth / lattice truth (gaps.intervals.self_check)."""
+    metrics = _load(GAPS_METRICS) or {}
+    keys = (("ddm", "DDM"), ("max_gap", "Max Gap"), ("top_3_sum", "Top-3"), ("top_5_sum", "Top-5"))
+    header = ("benchmark", "worlds", *[label for _, label in keys])
+    rows: list[tuple[str, ...]] = []
+    for name in names:
+        ivs = (metrics.get(name) or {}).get("intervals") or {}
+        checks = [(ivs.get(k) or {}).get("self_check") for k, _ in keys]
+        if not any(checks):
+            rows.append(_missing(name, header))
+            continue
+        worlds = next(c["worlds"] for c in checks if c)
+        cells = [
+            f"{c['coverage_smooth']:.2f}/{c['coverage_lattice']:.2f}{_STATUS_MARK[c['status']]}"
+            if c
+            else DASH
+            for c in checks
+        ]
+        rows.append((name, str(worlds), *cells))
+    return table(header, rows)
+
+
+def panel_table(names: list[str]) -> str:
+    """Another panel of as many similar models (gaps.intervals.panel), and leave-one-out."""
+    metrics = _load(GAPS_METRICS) or {}
+    header = ("benchmark", "models", "DDM", "Max Gap", "Top-3", "LOO DDM", "moves it most")
+    rows: list[tuple[str, ...]] = []
+    for name in names:
+        panel = ((metrics.get(name) or {}).get("intervals") or {}).get("panel")
+        if not panel:
+            rows.append(_missing(name, header))
+            continue
+        cells = [
+            interval(iv["low"], iv["high"]) if (iv := panel.get(k)) else DASH
+            for k in ("ddm", "max_gap", "top_3_sum")
+        ]
+        loo = panel.get("loo")
+        rows.append(
+            (
+                name,
+                str(panel["n_models"]),
+                *cells,
+                interval(loo["ddm"]["low"], loo["ddm"]["high"]) if loo else DASH,
+                _short(loo["most_influential_model"], 16) if loo else DASH,
+            )
+        )
     return table(header, rows)
 
 
@@ -298,6 +357,13 @@ def print_summary(params: ParamsFile) -> int:
     print(gaps_table(names))
     print("\nThe same as estimates of the truth, with 90% intervals (gaps.intervals):")
     print(intervals_table(names))
+    print("\nTheir coverage at each benchmark's own shape, if the truth is smooth / sits at the")
+    print("score levels (w: widened, n: narrowed to the nominal level, x: withheld; see the")
+    print("reason in reports/gaps.md):")
+    print(self_check_table(names))
+    print("\nAnother panel of as many similar models would give (90%, resampled panels), and")
+    print("DDM's range when one model is left out:")
+    print(panel_table(names))
     print("\nResolution and anchoring (items at z = 0 / 1: below the weakest / above the")
     print("strongest model; resolution: z change of one score step; resolved: of the 5")
     print("largest gaps, those wider than one step):")

@@ -16,6 +16,7 @@ import curation.stage_start  # noqa: F401  (first: BLAS kernels before numpy; on
 # isort: split
 import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -26,6 +27,7 @@ from curation.items import write_skipped_metrics
 from curation.measure import Thresholds
 from curation.params_model import ParamsFile
 from curation.paths import (
+    GAPS_METRICS,
     build_metrics_path,
     calibration_path,
     items_path,
@@ -131,6 +133,16 @@ def _estimation_inputs(params: ParamsFile, benchmark: str) -> list[EstimationSub
     return out
 
 
+def _gaps_intervals(benchmark: str) -> dict[str, Any] | None:
+    """This benchmark's intervals from metrics/gaps.json (the card's uncertainty section);
+    None when the gaps stage has not measured it (a build run on its own)."""
+    if not GAPS_METRICS.is_file():
+        return None
+    entry = read_json(GAPS_METRICS, produced_by="gaps").get(benchmark) or {}
+    intervals = entry.get("intervals")
+    return intervals if isinstance(intervals, dict) else None
+
+
 def _read_accepted(path: Path) -> pl.DataFrame:
     try:
         return pl.read_parquet(path)
@@ -188,6 +200,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         ),
         figure_formats=tuple(params.plots.format),
         flag_thresholds=Thresholds(**params.gaps.thresholds.model_dump()),
+        gaps_intervals=_gaps_intervals(benchmark),
     )
     result = build_dataset(
         inputs,

@@ -105,14 +105,32 @@ def _intervals(
     if iv.method == "none":
         return None
     if iv.method == "bootstrap" and fitted.method == "map":
-        replicates = iv.replicates_for(int(fitted.cells.k.size))  # max_refit_cells
+        budget = iv.budget_for(int(fitted.cells.k.size), fitted.cells.n_models)
+        check = iv.self_check
         out, _ = fitted.bootstrap(
             target=target,
             level=level,
-            replicates=replicates,
+            replicates=budget.replicates,
             seed=iv.seed,
             requested=iv.replicates,
+            worlds=budget.worlds,
+            band=(check.low, check.high),
+            max_widening=check.max_widening,
         )
+        skipped = None
+        if budget.panel == 0 and iv.panel.replicates > 0:
+            skipped = "max_refit_cells leaves too few refits for the panel bootstrap"
+        if budget.panel or budget.loo or skipped:  # a skipped part is said, not left out
+            panel = fitted.panel(
+                target=target,
+                level=level,
+                replicates=budget.panel,
+                loo=budget.loo,
+                seed=iv.seed,
+                skipped=skipped,
+                within=out,
+            )
+            out = replace(out, panel=panel)
         return out
     z_draws, source = _z_draws(benchmark, list(fitted.items))  # NUTS posterior, or laplace
     if z_draws is None:

@@ -10,6 +10,8 @@
   beside it, degenerate fits set aside (:class:`ModelChoice`, :class:`ModelChoiceSettings`);
   :func:`floors_of_items` — each item's guessing floor from its record (3PL).
 * :func:`bic_compare`, :func:`loo_stability` — BIC alone and panel sensitivity.
+* :func:`panel_bootstrap`, :func:`leave_one_model_out_z` — z refitted on resampled and
+  leave-one-out panels (what another panel of the same kind would measure).
 * :func:`simulate_responses` — data from known parameters for recovery tests;
   :func:`simulate_leaderboard` — a multiple-choice leaderboard with a 1PL/2PL/3PL truth.
 * :func:`parametric_bootstrap` — refit simulated copies of the data (smooth empirical-Bayes
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from curation.irt._data import Cells, encode
     from curation.irt._fit import FitResult, fit, fit_map
     from curation.irt._floor import floors_of_items
+    from curation.irt._panel import PanelRefits, leave_one_model_out_z, panel_bootstrap
     from curation.irt._resolution import score_steps
     from curation.irt._rows import check_responses
     from curation.irt._scale import Calibration
@@ -63,6 +66,7 @@ _EXPORTS = {
     "FitSettings": "_settings",
     "ModelChoice": "_choice",
     "ModelChoiceSettings": "_settings",
+    "PanelRefits": "_panel",
     "Truth": "_bootstrap",
     "bic_compare": "_checks",
     "bounded_items": "_bootstrap",
@@ -75,7 +79,9 @@ _EXPORTS = {
     "fit_map": "_fit",
     "floors_of_items": "_floor",
     "kernel_threads": "_threads",
+    "leave_one_model_out_z": "_panel",
     "loo_stability": "_checks",
+    "panel_bootstrap": "_panel",
     "parametric_bootstrap": "_bootstrap",
     "score_steps": "_resolution",
     "simulate_leaderboard": "_simulate",
@@ -92,6 +98,7 @@ __all__ = [
     "FitSettings",
     "ModelChoice",
     "ModelChoiceSettings",
+    "PanelRefits",
     "Truth",
     "bic_compare",
     "bounded_items",
@@ -104,7 +111,9 @@ __all__ = [
     "fit_map",
     "floors_of_items",
     "kernel_threads",
+    "leave_one_model_out_z",
     "loo_stability",
+    "panel_bootstrap",
     "parametric_bootstrap",
     "score_steps",
     "simulate_leaderboard",

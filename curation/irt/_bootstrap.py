@@ -42,8 +42,16 @@ BATCH_MAX_CELLS = 5_000
 """Designs up to this many model × item cells are refitted as a batch."""
 BATCH_SIZE = 64
 
-Truth = Literal["smooth", "plugin"]
-TRUTHS: tuple[str, ...] = ("smooth", "plugin")
+Truth = Literal["smooth", "plugin", "jitter", "lattice"]
+TRUTHS: tuple[str, ...] = ("smooth", "plugin", "jitter", "lattice")
+"""``smooth``: empirical-Bayes posteriors (the bootstrap's own truth); ``plugin``: the fit
+itself (on single-trial data its difficulties cluster at the score levels: a lattice
+truth); ``jitter``: the fit with every θ and b moved by a normal draw of its own Laplace
+SE (a continuous truth spread around the fit, outside the empirical-Bayes family);
+``lattice``: the refit of data simulated from a ``jitter`` truth (difficulties tied at
+the score levels of a fresh fit, as a truth that is itself a fit of smooth-world data;
+one extra refit per replicate; a 3PL fit uses ``plugin`` instead). ``jitter`` and
+``lattice`` are the gaps stage's self-check worlds (:mod:`curation.measure._selfcheck`)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +226,15 @@ def parametric_bootstrap(
     slope = 1.0 if a is None else a[cells.ii]  # a(θ − b) per cell, 2PL/3PL
     if smooth is not None:
         theta_t, b_t = smooth.draw(rng, r_count)
+    elif truth in ("jitter", "lattice") and not (truth == "lattice" and floors is not None):
+        th_se = np.nan_to_num(np.asarray(mp.theta_se, dtype=np.float64), nan=0.0)
+        b_se = np.nan_to_num(np.asarray(mp.b_se, dtype=np.float64), nan=0.0)
+        theta_t = mp.theta + th_se * rng.standard_normal((r_count, mp.theta.size))
+        b_t = mp.b + b_se * rng.standard_normal((r_count, mp.b.size))
+        if truth == "lattice":  # the truth is the refit of one data set from that world
+            p0 = expit(slope * _cell_logits(cells, theta_t, b_t))
+            k0 = rng.binomial(cells.n.astype(np.int64)[None, :], p0)
+            theta_t, b_t, _ = _refit(cells, k0, model, s, None, mp)
     else:
         theta_t, b_t = np.tile(mp.theta, (r_count, 1)), np.tile(mp.b, (r_count, 1))
     p = expit(slope * _cell_logits(cells, theta_t, b_t))

@@ -8,15 +8,23 @@ derives what needs all three: the axis :class:`Resolution` and the bootstrap int
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from curation.irt import Calibration, Cells, FitSettings, encode, parametric_bootstrap
-from curation.measure._bootstrap import monte_carlo_se, summarize_bootstrap
-from curation.measure._posterior import MetricIntervals
+from curation.irt import (
+    Calibration,
+    Cells,
+    FitSettings,
+    encode,
+    leave_one_model_out_z,
+    panel_bootstrap,
+)
+from curation.measure._panel import PanelUncertainty, panel_uncertainty
+from curation.measure._posterior import METRIC_NAMES, MetricIntervals, _per_draw
 from curation.measure._resolution import Resolution, resolution_of_fit
+from curation.measure._selfcheck import checked_bootstrap
 from curation.measure._targets import TargetLike
 
 _Z_TOL = 1e-6
@@ -100,6 +108,9 @@ class FittedBenchmark:
         replicates: int = 200,
         seed: int = 0,
         requested: int | None = None,
+        worlds: int = 0,
+        band: tuple[float, float] = (0.80, 0.97),
+        max_widening: float = 8.0,
     ) -> tuple[MetricIntervals, np.ndarray]:
         """Bootstrap intervals of the metrics, and the z they are about (``items`` order).
 
@@ -107,31 +118,79 @@ class FittedBenchmark:
         The refit must reproduce the stored z, or the stored fit came from other
         settings or data and the intervals would describe something else. ``requested``
         above ``replicates``: the run was cut short (``gaps.intervals.max_refit_cells``),
-        and the intervals carry both counts and their Monte Carlo error.
+        and the intervals carry both counts and their Monte Carlo error. ``worlds`` > 0:
+        each interval self-checked at this shape (:mod:`curation.measure._selfcheck`).
         """
         if self.method != "map":
             raise ValueError(
                 f"the parametric bootstrap repeats a MAP fit; this calibration used {self.method}"
             )
-        reps = parametric_bootstrap(
+        out, z_hat, _ = checked_bootstrap(
             self.cells,
             model=self.calibration.model,
             settings=self.settings,
             scale=self.calibration.scale["method"],
-            replicates=replicates,
-            seed=seed,
             floor=self.c,
+            target=target,
+            level=level,
+            replicates=replicates,
+            worlds=worlds,
+            seed=seed,
+            low=band[0],
+            high=band[1],
+            max_widening=max_widening,
+            requested=requested,
         )
-        worst = float(np.max(np.abs(reps.z_hat - self.z)))
+        worst = float(np.max(np.abs(z_hat - self.z)))
         if worst > _Z_TOL:
             raise ValueError(
                 f"refitting the responses gives z up to {worst:.2g} away from the stored "
                 "difficulties; re-run annotate"
             )
-        out = summarize_bootstrap(reps.z_hat, reps.z_true, reps.z_refit, target=target, level=level)
-        if requested is not None and requested > replicates:
-            mc = monte_carlo_se(
-                reps.z_hat, reps.z_true, reps.z_refit, target=target, level=level, seed=seed
-            )
-            out = replace(out, replicates_requested=int(requested), monte_carlo_se=mc)
-        return out, reps.z_hat
+        return out, z_hat
+
+    def panel(
+        self,
+        *,
+        target: TargetLike = "uniform",
+        level: float = 0.9,
+        replicates: int = 50,
+        loo: bool = True,
+        seed: int = 0,
+        skipped: str | None = None,
+        within: MetricIntervals | None = None,
+    ) -> PanelUncertainty:
+        """What another panel of as many similar models would give (:mod:`._panel`):
+        ``replicates`` resampled panels (0: none) and, with ``loo``, each model left out.
+        ``within``: the within-panel intervals, whose bias correction (estimate minus
+        plug-in) every resampled panel's figure gets too."""
+        shifts: dict[str, float] | None = None
+        if within is not None:
+            zh = np.sort(self.z)[None, :]
+            shifts = {
+                str(name): float(getattr(within, name).point)
+                - float(_per_draw(zh, name, target)[0])
+                for name in METRIC_NAMES
+            }
+        common = dict(
+            model=self.calibration.model,
+            settings=self.settings,
+            scale=self.calibration.scale["method"],
+            floor=self.c,
+        )
+        resampled = (
+            panel_bootstrap(self.cells, replicates=replicates, seed=seed, **common)
+            if replicates >= 2
+            else None
+        )
+        out_loo = leave_one_model_out_z(self.cells, **common) if loo else None
+        return panel_uncertainty(
+            self.z,
+            self.cells.models,
+            resampled=resampled,
+            loo=out_loo,
+            target=target,
+            level=level,
+            skipped=skipped,
+            shifts=shifts,
+        )

@@ -11,9 +11,9 @@ outside its own interval contradicts itself. The parametric bootstrap
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -23,6 +23,10 @@ from curation.measure._gaps import gap_widths_sorted
 from curation.measure._targets import Beta, Histogram, TargetLike, parse_target
 from curation.measure._validate import as_draws, check_level
 from curation.report.format import with_interval
+
+if TYPE_CHECKING:
+    from curation.measure._panel import PanelUncertainty
+    from curation.measure._selfcheck import SelfCheck
 
 MetricName = Literal["ddm", "max_gap", "top_3_sum", "top_5_sum"]
 METRIC_NAMES: tuple[MetricName, ...] = ("ddm", "max_gap", "top_3_sum", "top_5_sum")
@@ -84,6 +88,16 @@ class MetricIntervals:
     monte_carlo_se: float | None = None
     """With ``replicates_requested``: the largest Monte Carlo standard error of an interval
     end over the four metrics (:func:`curation.measure.monte_carlo_se`)."""
+    self_check: Mapping[str, SelfCheck] | None = None
+    """Per metric, the interval's coverage at the benchmark's own shape and whether it was
+    rescaled or withheld (:mod:`curation.measure._selfcheck`); None: not checked."""
+    panel: PanelUncertainty | None = None
+    """What another panel of as many similar models would give (:mod:`curation.measure._panel`)."""
+
+    def printed(self, name: str) -> bool:
+        """Whether metric ``name``'s interval may be printed (not withheld by its self-check)."""
+        check = (self.self_check or {}).get(name)
+        return check is None or check.printed
 
 
 PosteriorSummary = MetricIntervals

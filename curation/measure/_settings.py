@@ -7,6 +7,7 @@ composes the sections into ``ParamsFile``.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -15,6 +16,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     field_validator,
+    model_validator,
 )
 
 from curation.settings import Section, TargetSpec, Unit, default_targets
@@ -39,6 +41,50 @@ MIN_REPLICATES = 10
 a 90% interval from fewer is the range of a handful of errors."""
 
 
+MIN_CHECK_WORLDS = 10
+"""The fewest self-check worlds per truth (and panel refits) worth running: fewer leave
+a coverage figure whose own binomial error is wider than the band it is judged by."""
+
+
+class SelfCheckSettings(Section):
+    """``gaps.intervals.self_check``: each benchmark checks its own bootstrap intervals.
+
+    The stage simulates ``worlds`` data sets from its fit on its own design (models,
+    items, trials, missing cells) for each of two truths the bootstrap does not assume — a
+    lattice truth (the fit itself: on single-trial data its difficulties sit at the score
+    levels) and a smooth one (the fit jittered by its standard errors) — refits each,
+    and counts how often the interval, carried to that world, holds the world's truth
+    (:mod:`curation.measure._selfcheck`). The lower of the two coverages is printed
+    beside the interval; one outside [``low``, ``high``] is rescaled until both reach the
+    nominal level, or withheld when that needs more than ``max_widening``."""
+
+    worlds: NonNegativeInt = 50
+    """Simulated data sets per truth (each one refit); 0 turns the self-check off."""
+    low: Unit = 0.80
+    """An interval whose self-check coverage is below this is widened (or withheld)."""
+    high: Unit = 0.97
+    """An interval whose self-check coverage is above this is narrowed to the nominal level."""
+    max_widening: Annotated[float, Field(ge=1)] = 8.0
+    """Largest factor either side of an interval may be scaled by; beyond it the interval
+    is withheld and the report says why."""
+
+    @model_validator(mode="after")
+    def _band(self) -> SelfCheckSettings:
+        if not self.low < self.high:
+            raise ValueError(f"low ({self.low}) must be below high ({self.high})")
+        return self
+
+
+class PanelUncertaintySettings(Section):
+    """``gaps.intervals.panel``: what another panel of as many similar models would give."""
+
+    replicates: NonNegativeInt = 50
+    """Panels of the benchmark's models drawn with replacement, each refitted (0: off)."""
+    loo_max_models: NonNegativeInt = 60
+    """Leave each model out in turn (one refit per model) when the panel has at most this
+    many models (the leave-one-out range of each metric and its most influential model)."""
+
+
 class IntervalSettings(Section):
     """``gaps.intervals``: where the intervals of DDM and the gap metrics come from."""
 
@@ -57,11 +103,46 @@ class IntervalSettings(Section):
     :data:`MIN_REPLICATES`), and the report states how many and the Monte Carlo error of
     the interval ends. The bundled benchmarks (~50,000 cells) keep every replicate."""
 
+    self_check: SelfCheckSettings = SelfCheckSettings()
+    """The interval's own coverage at the benchmark's shape; keys left out keep defaults."""
+    panel: PanelUncertaintySettings = PanelUncertaintySettings()
+    """Panel uncertainty (resampled and leave-one-out panels); keys left out keep defaults."""
+
     def replicates_for(self, n_cells: int) -> int:
         """The replicates a benchmark of ``n_cells`` observed cells gets (see
         ``max_refit_cells``)."""
         budget = self.max_refit_cells // max(n_cells, 1)
         return min(self.replicates, max(MIN_REPLICATES, budget))
+
+    def budget_for(self, n_cells: int, n_models: int) -> RefitBudget:
+        """How many refits each part of a benchmark's interval work gets within
+        ``max_refit_cells``: the bootstrap first (:meth:`replicates_for`), then the
+        self-check and the panel bootstrap from what is left; a part the rest cannot pay
+        :data:`MIN_CHECK_WORLDS` refits for is skipped (0). Leave-one-out is bounded by
+        ``panel.loo_max_models`` instead (at most that many refits of a panel that small)."""
+        cells = max(n_cells, 1)
+        main = self.replicates_for(cells)
+        left = max(self.max_refit_cells // cells - main, 0)
+        worlds = min(self.self_check.worlds, left // 2)
+        worlds = worlds if worlds >= MIN_CHECK_WORLDS else 0
+        left -= 2 * worlds
+        panel = min(self.panel.replicates, left)
+        panel = panel if panel >= MIN_CHECK_WORLDS else 0
+        loo = 3 <= n_models <= self.panel.loo_max_models
+        return RefitBudget(main, worlds, panel, loo)
+
+
+@dataclass(frozen=True)
+class RefitBudget:
+    """Refits per part of one benchmark's interval work (:meth:`IntervalSettings.budget_for`)."""
+
+    replicates: int
+    worlds: int
+    """Self-check worlds per truth (0: skipped)."""
+    panel: int
+    """Panel-bootstrap refits (0: skipped)."""
+    loo: bool
+    """Leave-one-model-out refits run."""
 
 
 class GapsSettings(Section):

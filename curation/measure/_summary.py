@@ -25,6 +25,7 @@ from curation.measure._gaps import Gap, largest_gaps, top_k_sum
 from curation.measure._linking import PanelLinking
 from curation.measure._posterior import Interval, MetricIntervals, summarize_posterior
 from curation.measure._resolution import Resolution
+from curation.measure._selfcheck import SelfCheck
 from curation.measure._targets import TargetLike, parse_target
 from curation.measure._validate import as_draws, as_unit_sample
 
@@ -167,9 +168,11 @@ class BenchmarkMeasures:
         if self.intervals is not None:
             p = self.intervals
             out["intervals"] = {
-                name: _interval_dict(getattr(p, name))
+                name: _interval_dict(getattr(p, name), (p.self_check or {}).get(name))
                 for name in ("ddm", "max_gap", "top_3_sum", "top_5_sum")
             }
+            if p.panel is not None:
+                out["intervals"]["panel"] = p.panel.to_metrics()
             out["intervals"].update(method=p.method, n_draws=p.n_draws, target=p.target)
             if p.replicates_requested is not None:
                 out["intervals"].update(
@@ -186,8 +189,13 @@ class BenchmarkMeasures:
         return out
 
 
-def _interval_dict(i: Interval) -> dict[str, float]:
-    return {"estimate": i.point, "mean": i.mean, "low": i.low, "high": i.high, "level": i.level}
+def _interval_dict(i: Interval, check: SelfCheck | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "estimate": i.point, "mean": i.mean, "low": i.low, "high": i.high, "level": i.level
+    }  # fmt: skip
+    if check is not None:
+        out["self_check"] = check.to_metrics()
+    return out
 
 
 def measure_benchmark(

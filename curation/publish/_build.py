@@ -153,6 +153,10 @@ class BuildInputs:
     """Files per card figure (``plots.format``): the PNG the card links, SVG beside it, ..."""
     flag_thresholds: Thresholds = field(default_factory=Thresholds)
     """``gaps.thresholds``: the line each measure of the ddm_gaps figure is flagged at."""
+    gaps_intervals: dict[str, Any] | None = None
+    """This benchmark's ``intervals`` entry of metrics/gaps.json (the gaps stage's
+    self-checked intervals, panel bootstrap and leave-one-out), for the card's
+    "Uncertainty" section; None: the card says the gaps stage has not run."""
 
 
 @dataclass(frozen=True)
@@ -425,6 +429,7 @@ def _card_context(
         calibration_id=cal,
         calibration=_calibration_summary(inputs.calibration_file),
         resolution=_resolution_summary(inputs),
+        uncertainty=inputs.gaps_intervals or {},
         provenance=_provenance(inputs, frames),
         coverage_before=_coverage(frames["original"]),
         coverage_after=_coverage(frames["filled"]),

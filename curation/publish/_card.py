@@ -15,6 +15,7 @@ import yaml
 
 from curation.publish._card_estimation import estimation_lines
 from curation.publish._card_resolution import resolution_lines
+from curation.publish._card_uncertainty import uncertainty_lines
 from curation.publish._layout import SPLIT
 from curation.report.format import NOT_AVAILABLE, Blanks, fixed, interval
 from curation.report.markdown import cell, table
@@ -134,6 +135,9 @@ class CardContext:
     resolution: dict[str, Any] = field(default_factory=dict)
     """:meth:`curation.measure.Resolution.to_metrics` of the original items, or
     ``{"unavailable": reason}`` (section "Resolution and anchoring")."""
+    uncertainty: dict[str, Any] = field(default_factory=dict)
+    """The gaps stage's intervals of this benchmark (metrics/gaps.json ``intervals``):
+    section "Uncertainty of the difficulty figures" (:mod:`._card_uncertainty`)."""
 
 
 def card_metadata(ctx: CardContext) -> dict[str, Any]:
@@ -235,6 +239,7 @@ def render_card(ctx: CardContext) -> str:
         )
     add("")
     out += resolution_lines(ctx.resolution)  # "Resolution and anchoring" (_card_resolution)
+    out += uncertainty_lines(ctx.uncertainty)  # within-panel and another panel
     add(f"![Difficulty histogram]({FIGURES['histogram']})")
     add("")
     add(f"![ECDF against uniform]({FIGURES['ecdf']})")

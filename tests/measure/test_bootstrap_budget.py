@@ -23,6 +23,17 @@ def test_replicates_follow_the_cell_budget():
     assert few.replicates_for(10**9) == 5  # never more than asked
 
 
+def test_self_check_and_panel_share_what_the_bootstrap_leaves():
+    iv = GapsSettings().intervals
+    bundled = iv.budget_for(42 * 1319, 42)  # gsm8k: every part runs
+    assert (bundled.replicates, bundled.worlds, bundled.panel, bundled.loo) == (200, 50, 50, True)
+    board = iv.budget_for(4030 * 250, 4030)  # a leaderboard: the bootstrap takes it all
+    assert (board.replicates, board.worlds, board.panel, board.loo) == (19, 0, 0, False)
+    tight = GapsSettings.model_validate({"intervals": {"max_refit_cells": 300 * 42 * 1319}})
+    cut = tight.intervals.budget_for(42 * 1319, 42)  # 100 refits left after 200
+    assert (cut.worlds, cut.panel) == (50, 0)  # the self-check first; the panel skipped
+
+
 def test_normal_item_likelihood_matches_the_exact_grid():
     """At NORMAL_MODELS models the posterior of b given the abilities barely moves: its
     mean by a small share of its SD, its SD by a few percent; bounded items stay exact."""
