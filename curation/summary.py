@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +108,14 @@ def irt_table(names: list[str]) -> str:
         )
         choice = m.get("choice")
         if choice and m.get("model_choice") != "params":
-            reasons.append(f"  {name}: {choice['reason']}")
+            reasons.append(
+                textwrap.fill(
+                    f"{name}: {choice['reason']}",
+                    width=100,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                )
+            )
     return table(header, rows) + "".join(f"\n{r}" for r in reasons)
 
 
