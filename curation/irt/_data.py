@@ -31,8 +31,8 @@ _DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
 class Cells:
     """Aggregated responses: one entry per observed (model, item) cell, duplicates summed.
 
-    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance, or an
-    Enum's order): int32, or an Enum column's own unsigned codes when every category
+    ``mi``/``ii`` index ``models``/``items`` (both in sorted order, or an Enum's
+    order): int32, or an Enum column's own unsigned codes when every category
     occurs (no cell-sized copy); cells are sorted by (model, item).
     """
 
@@ -110,8 +110,9 @@ def encode(responses: pl.DataFrame | pl.LazyFrame | Cells, *, name: str = "respo
     categorical or Enum ids, or a lazy scan of a file (``pl.scan_parquet`` /
     ``scan_csv`` / ``scan_ndjson``: read in a streaming pass, the ids coded as they
     stream, so no column of per-cell strings is ever held). Already encoded
-    :class:`Cells` pass through. Codes number the names in order of first appearance
-    (an Enum: its categories' order), whatever the input's type.
+    :class:`Cells` pass through. Codes number the names in sorted order (an Enum: its
+    categories' order), whatever the input's type, so a file sorted by (model, item) needs
+    no re-sort.
     """
     if isinstance(responses, Cells):
         return responses
@@ -183,8 +184,8 @@ def _sort_blocks(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Model-major cells in (model, item) order, duplicates summed, without a global sort.
 
-    Codes numbered by first appearance leave a model-major frame's items out of order
-    within each model (the first model's missing items are numbered late). A block of
+    A model-major frame whose items are not sorted within each model (a file not sorted
+    by item; a sorted file's codes are sorted, see :func:`_codes`). A block of
     whole models is scattered into a dense slot array (``np.bincount``: duplicates add
     up) and read back with ``flatnonzero``, which is sorted: O(cells) time and a few
     block-sized buffers, where ``np.unique`` sorted ~8 bytes x cells several times over.
@@ -234,13 +235,19 @@ def _strictly_sorted(mi: np.ndarray, ii: np.ndarray, n_i: int) -> bool:
 
 
 def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
-    """Names and codes: first-appearance order, or the categories' order for an Enum.
+    """Names and codes: the names in sorted order (text ids by their text, integer ids by
+    value), or the categories' order for an Enum.
 
-    No cell-sized copy of a name is made. An Enum column (a leaderboard-sized frame) is
-    coded without a pass over strings: its categories that occur, in the Enum's order. A
-    Categorical column is coded from its physical codes (remapped to first appearance);
-    a string or integer column by one hash pass. Codes are the smallest unsigned integer
-    type that holds them (the names are few, the cells many).
+    Sorted order, not order of first appearance, because a response file is written sorted
+    by (model, item) (the ``responses`` stage, ``curate responses import --out``): its
+    cells then come out of :func:`cells_of` already sorted, with no re-sort of a
+    leaderboard's 100 M cells (with first-appearance codes, the items a first model did
+    not answer were numbered late and every later model's cells came out of order). No
+    cell-sized copy of a name is made. An Enum column is coded without a pass over
+    strings; a Categorical column from its physical codes (one hash pass to find the
+    names that occur, then a gather); a string or integer column by one hash pass. Codes
+    are the smallest unsigned integer type that holds them (the names are few, the cells
+    many).
     """
     if isinstance(col.dtype, pl.Enum):
         phys = col.to_physical().to_numpy()
@@ -252,20 +259,22 @@ def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
         return cats.filter(pl.Series(used)), remap[phys]
     if isinstance(col.dtype, pl.Categorical):
         physical = col.to_physical()
-        at = col.arg_unique()  # each name's first row, in order: one hash pass
+        at = physical.arg_unique()  # each name's first row: one hash pass over integers
         first = physical.gather(at).to_numpy()
         names = col.gather(at).cast(pl.String)
+        order = names.arg_sort().to_numpy()
         remap = np.zeros(int(first.max()) + 1, dtype=_index_dtype(first.size))
-        remap[first] = np.arange(first.size)
+        remap[first[order]] = np.arange(first.size)
         codes = remap[physical.to_numpy()]
-        return names, codes.astype(np.int32) if codes.size <= _COMPACT_CELLS else codes
-    names = col.unique(maintain_order=True)
-    if col.dtype == pl.String:
-        codes = col.cast(pl.Enum(names)).to_physical().to_numpy()
-    else:  # integer ids: coded by value, named by their text
-        codes = col.replace_strict(
-            names, pl.Series(np.arange(names.len(), dtype=_index_dtype(names.len())))
-        ).to_numpy()
+        names = names.gather(order)
+    else:
+        names = col.unique().sort()
+        if col.dtype == pl.String:
+            codes = col.cast(pl.Enum(names)).to_physical().to_numpy()
+        else:  # integer ids: coded by value, named by their text
+            codes = col.replace_strict(
+                names, pl.Series(np.arange(names.len(), dtype=_index_dtype(names.len())))
+            ).to_numpy()
     if codes.size <= _COMPACT_CELLS:
         codes = codes.astype(np.int32)  # small frames: the codes every caller was given
     return names.cast(pl.String), codes

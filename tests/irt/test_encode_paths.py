@@ -3,7 +3,7 @@ the out-of-core path of docs/scale.md giving the in-memory results (item 7).
 
 Every way of handing responses to the fit -- string, integer, Categorical or Enum ids; a
 frame in memory or a lazy scan of a parquet, CSV or JSONL file read in a streaming pass
--- must give the same cells (names in order of first appearance, cells sorted) and so the
+-- must give the same cells (names in sorted order, cells sorted) and so the
 same fit, to the last bit. The block sort that replaces ``np.unique`` for large
 model-major inputs must give the cells ``np.unique`` gives.
 """
@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 
 from curation.irt import Cells, encode, fit, simulate_responses
-from curation.irt._data import _model_major, _sort_blocks, cells_of
+from curation.irt._data import _codes, _model_major, _sort_blocks, _strictly_sorted, cells_of
+from curation.irt._scan import collect_coded
 
 
 def _frame() -> pl.DataFrame:
@@ -38,8 +39,8 @@ def _same(a: Cells, b: Cells) -> None:
 def test_every_id_type_and_source_gives_the_same_cells(tmp_path: Path) -> None:
     df = _frame()
     ref = encode(df)
-    assert ref.models == tuple(df["model"].unique(maintain_order=True).to_list())
-    assert ref.items == tuple(df["item"].unique(maintain_order=True).to_list())
+    assert ref.models == tuple(sorted(df["model"].unique().to_list()))
+    assert ref.items == tuple(sorted(df["item"].unique().to_list()))
     as_cat = df.with_columns(pl.col("model", "item").cast(pl.Categorical))
     _same(encode(as_cat), ref)
     enum = df.with_columns(
@@ -84,6 +85,25 @@ def test_a_scan_with_bad_rows_gets_the_eager_message(tmp_path: Path) -> None:
         encode(pl.scan_parquet(tmp_path / "bad.parquet"), name="r")
     assert str(streamed.value) == str(eager.value)
     assert "1 of" in str(eager.value) and "rows violate" in str(eager.value)
+
+
+def test_a_sorted_file_needs_no_re_sort(tmp_path: Path) -> None:
+    """A file sorted by (model, item) whose first model skips items (first-appearance
+    codes would number those late) comes out of the coding already sorted: the codes,
+    taken as they are, are strictly increasing, so no sort or recount runs."""
+    df = _frame().sort("model", "item")
+    first = df["model"].min()
+    skipped = df["item"].unique().sort().head(5)
+    df = df.filter((pl.col("model") != first) | ~pl.col("item").is_in(skipped.implode()))
+    assert df["item"].unique(maintain_order=True).to_list() != sorted(df["item"].unique())
+    df.write_parquet(tmp_path / "r.parquet")
+    coded = collect_coded(pl.scan_parquet(tmp_path / "r.parquet"))
+    _, mi = _codes(coded["model"])
+    items, ii = _codes(coded["item"])
+    assert _strictly_sorted(mi, ii, items.len())
+    cells = encode(pl.scan_parquet(tmp_path / "r.parquet"))
+    np.testing.assert_array_equal(cells.mi, mi)
+    np.testing.assert_array_equal(cells.ii, ii)
 
 
 @pytest.mark.parametrize("duplicates", [False, True])
