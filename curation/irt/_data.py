@@ -141,6 +141,10 @@ def cells_of(
     duplicates summed. :func:`encode` after validation; callers that build the counts
     themselves (BenchFill's thousands of tiny calibrations) skip the frame round trip."""
     n_i = len(items)
+    if mi.size > _COMPACT_CELLS and not _strictly_sorted(mi, ii, n_i):
+        grouped = _models_in_code_order(mi, ii, k, n, len(models))
+        if grouped is not None:  # one run of rows per model, runs out of name order
+            mi, ii, k, n = grouped
     if not _strictly_sorted(mi, ii, n_i):  # unsorted or duplicated cells
         if mi.size > _COMPACT_CELLS and _model_major(mi):
             mi, ii, k, n = _sort_blocks(mi, ii, k, n, len(models), n_i)
@@ -157,6 +161,38 @@ def cells_of(
 
 _BLOCK_CELLS = 1 << 22
 """Dense (model, item) slots per block when sorting a model-major cell list."""
+
+
+def _models_in_code_order(
+    mi: np.ndarray, ii: np.ndarray, k: np.ndarray, n: np.ndarray, n_m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows grouped by model (each model one contiguous run: a file written model by model
+    in any model order) with the runs put in code order, or None if they are not grouped.
+
+    Names are coded in sorted order, a leaderboard file often lists its models in its own
+    order: moving whole runs (one copy per array) keeps each model's rows, and so a
+    file sorted by item within each model stays strictly sorted, with no per-cell sort.
+    """
+    starts = [0]
+    for s in range(0, mi.size - 1, _CHUNK):
+        e = min(s + _CHUNK + 1, mi.size)
+        starts.extend((np.flatnonzero(mi[s + 1 : e] != mi[s : e - 1]) + s + 1).tolist())
+        if len(starts) > n_m:
+            return None  # some model in more than one run
+    if len(starts) != n_m:
+        return None
+    bounds = np.append(np.asarray(starts, dtype=np.int64), mi.size)
+    order = np.argsort(mi[bounds[:-1]], kind="stable")
+    pieces = [(int(bounds[r]), int(bounds[r + 1])) for r in order]
+    out = []
+    for arr in (mi, ii, k, n):
+        moved = np.empty_like(arr)
+        at = 0
+        for s, e in pieces:
+            moved[at : at + e - s] = arr[s:e]
+            at += e - s
+        out.append(moved)
+    return out[0], out[1], out[2], out[3]
 
 
 def _model_major(mi: np.ndarray) -> bool:

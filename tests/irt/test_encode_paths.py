@@ -17,7 +17,14 @@ import polars as pl
 import pytest
 
 from curation.irt import Cells, encode, fit, simulate_responses
-from curation.irt._data import _codes, _model_major, _sort_blocks, _strictly_sorted, cells_of
+from curation.irt._data import (
+    _codes,
+    _model_major,
+    _models_in_code_order,
+    _sort_blocks,
+    _strictly_sorted,
+    cells_of,
+)
 from curation.irt._scan import collect_coded
 
 
@@ -146,3 +153,24 @@ def test_out_of_core_fit_equals_the_in_memory_fit(tmp_path: Path, model: str) ->
     assert streamed.models.equals(held.models)
     dense = fit(df, model=model)  # the small-panel solver: the same mode
     np.testing.assert_allclose(held.items["b"], dense.items["b"], atol=2e-4)
+
+
+def test_models_listed_out_of_name_order_are_moved_whole() -> None:
+    """A file written model by model in its own model order (a leaderboard's): each
+    model's run is moved into code order, giving the cells the global sort gives."""
+    rng = np.random.default_rng(2)
+    n_m, n_i = 30, 200
+    seen = rng.random((n_m, n_i)) < 0.85
+    mi, ii = np.nonzero(seen)
+    runs = np.split(np.arange(mi.size), np.flatnonzero(np.diff(mi)) + 1)
+    rows = np.concatenate([runs[j] for j in rng.permutation(n_m)])
+    mi, ii = mi[rows].astype(np.uint16), ii[rows].astype(np.uint16)
+    k = rng.integers(0, 2, mi.size).astype(np.uint8)
+    n = np.ones(mi.size, dtype=np.uint8)
+    moved = _models_in_code_order(mi, ii, k, n, n_m)
+    assert moved is not None
+    order = np.lexsort((ii, mi))
+    for got, want in zip(moved, (mi[order], ii[order], k[order], n[order]), strict=True):
+        np.testing.assert_array_equal(got, want)
+    split = np.concatenate([mi[10:], mi[:10]])  # the first model in two runs
+    assert _models_in_code_order(split, ii, k, n, n_m) is None
