@@ -315,17 +315,25 @@ def fit_one(method: str, path: Path, n_models: int, n_items: int, seed: int) -> 
     print(json.dumps({"seconds": seconds, "r": r}))
 
 
-def bench_fit(size: str, pairs: int, girth_on: bool, seed: int) -> list[list[Any]]:
+def bench_fit(
+    size: str,
+    pairs: int,
+    girth_on: bool,
+    seed: int,
+    girth_2pl_max_cells: int = GIRTH_2PL_MAX_CELLS,
+    models: str = "1pl,2pl",
+) -> list[list[Any]]:
     n_models, n_items = (int(x) for x in size.lower().split("x"))
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_fit_"))
     path = tmp / "responses.parquet"
     print(f"\n==> fit {size}: writing {path}", flush=True)
     write_long_parquet(path, n_models, n_items, seed)
-    methods = ["1pl-string", "1pl-enum", "2pl-string", "2pl-enum"]
-    if girth_on:
-        methods[2:2] = ["girth-1pl"]
-        if n_models * n_items <= GIRTH_2PL_MAX_CELLS:
-            methods.append("girth-2pl")
+    kinds = models.split(",")
+    methods = []
+    for kind in kinds:
+        methods += [f"{kind}-string", f"{kind}-enum"]
+        if girth_on and (kind == "1pl" or n_models * n_items <= girth_2pl_max_cells):
+            methods.append(f"girth-{kind}")
     env = env_for(REPO)
     got: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     for rnd in range(pairs):
@@ -385,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
         help="MxI,... for the fit table (girth twopl_mml only up to GIRTH_2PL_MAX_CELLS)",
     )
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--fit-models", default="1pl,2pl", help="1pl,2pl or either alone")
+    ap.add_argument("--girth-2pl-max-cells", type=int, default=GIRTH_2PL_MAX_CELLS,
+                    help="girth twopl_mml only up to this many cells")  # fmt: skip
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-girth", action="store_true")
     ap.add_argument("--only", default="stages,fit")
@@ -418,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     if "fit" in only and args.fit:
         rows = []
         for size in args.fit.split(","):
-            rows += bench_fit(size, args.pairs, girth_on, args.seed)
+            rows += bench_fit(size, args.pairs, girth_on, args.seed,
+                              args.girth_2pl_max_cells, args.fit_models)  # fmt: skip
         print_table(
             f"curation.irt.fit vs girth, one process each, alternating; median of {args.pairs} "
             "rounds; fit time excludes reading for the Enum path only (its frame is the "

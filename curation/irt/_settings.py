@@ -191,6 +191,14 @@ class AnnotateSettings(Section):
     influential are refitted (the mode and the measured error go into the metrics)."""
     loo_exact_top: NonNegativeInt = 20
     """Models refitted exactly in the approximate mode: those whose removal moves z most."""
+    loo_exact_max_cells: PositiveInt = 30_000_000
+    """Budget of those exact refits, in cells refitted: at most ``loo_exact_max_cells //
+    cells`` of them (all 20 at 4,000 x 250; none at 2,000 x 20,000, where one cold refit
+    costs as much as the whole fit and the approximation's error is the tested 0.02)."""
+    loo_approx_max_work: PositiveInt = 5_000_000_000
+    """Budget of the approximate mode, in dropped models x models x items (its cost):
+    above it a seeded random sample of models is dropped (all 4,000 at 4,000 x 250; 125
+    at 2,000 x 20,000) and the metrics say ``sampled`` with ``n_dropped``."""
     laplace_draws: PositiveInt = 1000
     """Draws of b written beside a MAP fit (the gap intervals use them)."""
     settings: FitSettings = FitSettings()

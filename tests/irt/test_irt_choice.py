@@ -121,3 +121,20 @@ def test_large_matrix_scores_a_subset_of_models():
     assert choice.chosen == "2pl"
     assert 0 < choice.n_scored <= 15_000
     assert choice.fits["2pl"].theta.size == cells.n_models  # the full fits: every model
+
+
+def test_the_chosen_full_fit_is_reused_bit_for_bit() -> None:
+    """annotate hands the choice's full-data mode to the fit (``fitted=``): the same
+    result as solving again, so a leaderboard's fit is not solved twice."""
+    import polars as pl
+
+    from curation.irt import choose_model, encode, fit, simulate_responses
+
+    df, _ = simulate_responses(n_models=40, n_items=80, n_trials=1, model="2pl", seed=4)
+    cells = encode(df)
+    choice = choose_model(cells, candidates=["1pl", "2pl"], seed=0)
+    for model in ("1pl", "2pl"):
+        again = fit(cells, model=model)
+        reused = fit(cells, model=model, fitted=choice.fits[model])
+        assert reused.items.equals(again.items) and reused.models.equals(again.models)
+        assert isinstance(reused.items, pl.DataFrame)
