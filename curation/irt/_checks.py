@@ -9,7 +9,7 @@ import polars as pl
 
 from curation.irt._data import Cells, encode
 from curation.irt._fit import FitResult, bic, bic_classic, fit_cells, n_params
-from curation.irt._loo import dense_counts, one_step_loo, refit_1pl, refit_2pl_point, warm_start
+from curation.irt._loo import one_step_loo, refit_1pl, refit_2pl_point, warm_start
 from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
@@ -278,10 +278,13 @@ def loo_stability(
             rng = np.random.default_rng(seed)
             dropped = np.sort(rng.choice(cells.n_models, size=size, replace=False))
         steps = one_step_loo(cells, s, theta_full, b_full, a_full, dropped, floor=used)
-        kk, nn = dense_counts(cells)
-        k_all, n_all = kk.sum(0), nn.sum(0)
+        _, k_all, n_all = cells.item_stats()
+        bounds = np.searchsorted(cells.mi, np.arange(cells.n_models + 1))  # sorted by model
         for j, (idx, th_sub, b_sub) in zip(dropped.tolist(), steps, strict=True):
-            k_i, n_i = (k_all - kk[j])[idx], (n_all - nn[j])[idx]
+            kj, nj = np.zeros(cells.n_items), np.zeros(cells.n_items)
+            rows_j = slice(int(bounds[j]), int(bounds[j + 1]))
+            kj[cells.ii[rows_j]], nj[cells.ii[rows_j]] = cells.k[rows_j], cells.n[rows_j]
+            k_i, n_i = (k_all - kj)[idx], (n_all - nj)[idx]
             if used is not None and a_full is not None:
                 b_sub = _axis_b(model, th_sub, b_sub, a_full[idx], used[idx])
             z_sub = Calibration(
@@ -292,7 +295,6 @@ def loo_stability(
                 created_by="",
             ).to_z(b_sub)
             rows.append(_loo_row(cells.models[j], j, idx, b_sub, z_sub, full))
-        del kk, nn
         order = np.argsort([-r["max_abs_dz"] for r in rows], kind="stable")
         n_exact = min(exact_top, len(rows))
         if exact_max_cells is not None:

@@ -251,9 +251,14 @@ def one_step_loo(
     else:
         w, r = floor_terms(kk, nn, eta, floor[None, :], observed=False)
     s_r, s_w, s_n = r.sum(0), w.sum(0), nn.sum(0)
+    # memory (a leaderboard's models x items arrays are ~0.3 GB each at 2,000 x 20,000):
+    # counts are whole numbers, exact in float32; what is no longer needed goes
+    del kk
+    nn = nn.astype(np.float32)
     if two:
         we = w * eta
         s_we, s_wee, s_re = we.sum(0), (we * eta).sum(0), (r * eta).sum(0)
+        del we
     # θ side: the full fit's gradient (its mean is the sum-to-zero multiplier) and curvature
     g_th_full = -(r * a_[None, :]).sum(1) + vt * theta
     g_th_full -= g_th_full.mean()
@@ -261,8 +266,11 @@ def one_step_loo(
     total = float(theta.sum())
     m_all = theta.size
     out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    wa2 = w * (a_**2)[None, :]  # θ–b cross block (up to sign) and the θ curvature's terms
+    # θ–b cross block (up to sign) and the θ curvature's terms (1PL: a = 1, w itself)
+    wa2 = w * (a_**2)[None, :] if two else w
     wea = w * eta * a_[None, :] if two else None  # θ–log a cross block
+    if not two:
+        del eta
     chunk = max(1, 2**22 // max(m_all, b.size))  # ~32 MB per models × chunk array
     for lo in range(0, models.size, chunk):
         js = models[lo : lo + chunk]
