@@ -142,7 +142,14 @@ class ModelChoiceSettings(Section):
     """Above this many cells the held-out comparison uses a seeded random subset of the
     models (all their cells, up to this many): the folds cost 5 fits per candidate, and
     a leaderboard's thousands of models tell the candidates apart long before the last.
-    The full fits (BIC, the checks, the chosen model) always use every cell."""
+    The full fits (BIC, the checks, the chosen model) use every cell up to
+    ``full_fits_max_cells``."""
+    full_fits_max_cells: PositiveInt = 10_000_000
+    """Above this many cells the candidates' fits for BIC and the checks are made on the
+    held-out comparison's model subset too (``max_cells``), and only the chosen model is
+    fitted on every cell: at 2,000 x 20,000 a 3PL's full fit costs several 2PL fits,
+    and the choice and the checks are settled long before the last model. The metrics'
+    ``choice`` record then says ``fits_on`` (models and cells the BIC and checks saw)."""
     se_rule: NonNegativeFloat = 1.0
     """The simplest candidate within this many paired standard errors of the best (the
     errors cluster-robust over items and models: their cells share fitted parameters)."""
