@@ -3,7 +3,7 @@ the fit beside girth, in one command that prints tables.
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 4000x250,4000x30000]
         [--stages responses,annotate] [--fit 4000x30000] [--pairs 3] [--no-girth]
-        [--only stages,fit] [--keep DIR]
+        [--only stages,fit] [--keep DIR] [--project DIR] [--fit-models 1pl,2pl]
 
 1. **Stages.** For each ``--sizes`` entry a matrix-only benchmark is generated (a wide
    CSV, models x items, binary, 10% of cells empty) into a scratch DVC project (this
@@ -218,15 +218,22 @@ with warnings.catch_warnings(), np.errstate(all="ignore"):
 
 
 def bench_stages(size: str, stages: list[str], pairs: int, girth_on: bool, seed: int,
-                 keep: Path | None) -> list[list[Any]]:  # fmt: skip
+                 keep: Path | None, project: Path | None = None) -> list[list[Any]]:  # fmt: skip
     n_models, n_items = (int(x) for x in size.lower().split("x"))
-    root = Path(tempfile.mkdtemp(prefix=f"bench_scale_{size}_", dir=keep))
-    print(f"\n==> {size}: generating the project in {root}", flush=True)
-    make_project(root, n_models, n_items, seed)
-    env = env_for(root)
     order = [s for s in STAGE_ORDER if s in stages]
-    first = order[0]
-    upstream = STAGE_ORDER[: STAGE_ORDER.index(first)]
+    upstream = STAGE_ORDER[: STAGE_ORDER.index(order[0])]
+    if project is not None:  # a kept project (--keep) whose upstream outputs exist
+        root = project
+        print(f"\n==> {size}: reusing {root} with this checkout's code", flush=True)
+        for name in ("pipelines", "curation", "schemas"):
+            shutil.rmtree(root / name)
+            shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        upstream = ()
+    else:
+        root = Path(tempfile.mkdtemp(prefix=f"bench_scale_{size}_", dir=keep))
+        print(f"\n==> {size}: generating the project in {root}", flush=True)
+        make_project(root, n_models, n_items, seed)
+    env = env_for(root)
     for stage in ("code", *upstream):
         target = stage if stage == "code" else f"{stage}@{BENCH}"
         print(f"  setting up: dvc repro {target}", flush=True)
@@ -258,7 +265,7 @@ def bench_stages(size: str, stages: list[str], pairs: int, girth_on: bool, seed:
         rows.append([size, stage, *_med(rs), ratio])
     if girth_runs:
         rows.append([size, "girth rasch_mml (read CSV + fit)", *_med(girth_runs), "1x"])
-    if keep is None:
+    if keep is None and project is None:
         shutil.rmtree(root, ignore_errors=True)
     return rows
 
@@ -400,6 +407,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-girth", action="store_true")
     ap.add_argument("--only", default="stages,fit")
     ap.add_argument("--keep", type=Path, default=None, help="keep the scratch projects here")
+    ap.add_argument(
+        "--project", type=Path, default=None, help="reuse a kept project (this checkout's code)"
+    )
     ap.add_argument("--fit-one", nargs=3, metavar=("METHOD", "FILE", "MxI"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.fit_one:
@@ -418,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     if "stages" in only:
         rows = []
         for size in args.sizes.split(","):
-            rows += bench_stages(size, stages, args.pairs, girth_on, args.seed, args.keep)
+            rows += bench_stages(size, stages, args.pairs, girth_on, args.seed, args.keep,
+                                 args.project)  # fmt: skip
         print_table(
             "Stages through `dvc repro -s -f <stage>@lb`, default params, generated wide CSV "
             f"(binary, {MISSING:.0%} missing); median of {args.pairs} rounds; CPU = DVC + stage; "
