@@ -3,7 +3,7 @@ the fit beside girth, in one command that prints tables.
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 4000x250,4000x30000]
         [--stages responses,annotate] [--fit 4000x30000] [--pairs 3] [--no-girth]
-        [--only stages,fit] [--keep DIR]
+        [--only stages,fit] [--keep DIR] [--project DIR] [--fit-models 1pl,2pl]
 
 1. **Stages.** For each ``--sizes`` entry a matrix-only benchmark is generated (a wide
    CSV, models x items, binary, 10% of cells empty) into a scratch DVC project (this
@@ -218,15 +218,22 @@ with warnings.catch_warnings(), np.errstate(all="ignore"):
 
 
 def bench_stages(size: str, stages: list[str], pairs: int, girth_on: bool, seed: int,
-                 keep: Path | None) -> list[list[Any]]:  # fmt: skip
+                 keep: Path | None, project: Path | None = None) -> list[list[Any]]:  # fmt: skip
     n_models, n_items = (int(x) for x in size.lower().split("x"))
-    root = Path(tempfile.mkdtemp(prefix=f"bench_scale_{size}_", dir=keep))
-    print(f"\n==> {size}: generating the project in {root}", flush=True)
-    make_project(root, n_models, n_items, seed)
-    env = env_for(root)
     order = [s for s in STAGE_ORDER if s in stages]
-    first = order[0]
-    upstream = STAGE_ORDER[: STAGE_ORDER.index(first)]
+    upstream = STAGE_ORDER[: STAGE_ORDER.index(order[0])]
+    if project is not None:  # a kept project (--keep) whose upstream outputs exist
+        root = project
+        print(f"\n==> {size}: reusing {root} with this checkout's code", flush=True)
+        for name in ("pipelines", "curation", "schemas"):
+            shutil.rmtree(root / name)
+            shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        upstream = ()
+    else:
+        root = Path(tempfile.mkdtemp(prefix=f"bench_scale_{size}_", dir=keep))
+        print(f"\n==> {size}: generating the project in {root}", flush=True)
+        make_project(root, n_models, n_items, seed)
+    env = env_for(root)
     for stage in ("code", *upstream):
         target = stage if stage == "code" else f"{stage}@{BENCH}"
         print(f"  setting up: dvc repro {target}", flush=True)
@@ -258,7 +265,7 @@ def bench_stages(size: str, stages: list[str], pairs: int, girth_on: bool, seed:
         rows.append([size, stage, *_med(rs), ratio])
     if girth_runs:
         rows.append([size, "girth rasch_mml (read CSV + fit)", *_med(girth_runs), "1x"])
-    if keep is None:
+    if keep is None and project is None:
         shutil.rmtree(root, ignore_errors=True)
     return rows
 
@@ -315,17 +322,25 @@ def fit_one(method: str, path: Path, n_models: int, n_items: int, seed: int) -> 
     print(json.dumps({"seconds": seconds, "r": r}))
 
 
-def bench_fit(size: str, pairs: int, girth_on: bool, seed: int) -> list[list[Any]]:
+def bench_fit(
+    size: str,
+    pairs: int,
+    girth_on: bool,
+    seed: int,
+    girth_2pl_max_cells: int = GIRTH_2PL_MAX_CELLS,
+    models: str = "1pl,2pl",
+) -> list[list[Any]]:
     n_models, n_items = (int(x) for x in size.lower().split("x"))
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_fit_"))
     path = tmp / "responses.parquet"
     print(f"\n==> fit {size}: writing {path}", flush=True)
     write_long_parquet(path, n_models, n_items, seed)
-    methods = ["1pl-string", "1pl-enum", "2pl-string", "2pl-enum"]
-    if girth_on:
-        methods[2:2] = ["girth-1pl"]
-        if n_models * n_items <= GIRTH_2PL_MAX_CELLS:
-            methods.append("girth-2pl")
+    kinds = models.split(",")
+    methods = []
+    for kind in kinds:
+        methods += [f"{kind}-string", f"{kind}-enum"]
+        if girth_on and (kind == "1pl" or n_models * n_items <= girth_2pl_max_cells):
+            methods.append(f"girth-{kind}")
     env = env_for(REPO)
     got: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     for rnd in range(pairs):
@@ -385,10 +400,16 @@ def main(argv: list[str] | None = None) -> int:
         help="MxI,... for the fit table (girth twopl_mml only up to GIRTH_2PL_MAX_CELLS)",
     )
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--fit-models", default="1pl,2pl", help="1pl,2pl or either alone")
+    ap.add_argument("--girth-2pl-max-cells", type=int, default=GIRTH_2PL_MAX_CELLS,
+                    help="girth twopl_mml only up to this many cells")  # fmt: skip
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-girth", action="store_true")
     ap.add_argument("--only", default="stages,fit")
     ap.add_argument("--keep", type=Path, default=None, help="keep the scratch projects here")
+    ap.add_argument(
+        "--project", type=Path, default=None, help="reuse a kept project (this checkout's code)"
+    )
     ap.add_argument("--fit-one", nargs=3, metavar=("METHOD", "FILE", "MxI"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.fit_one:
@@ -407,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     if "stages" in only:
         rows = []
         for size in args.sizes.split(","):
-            rows += bench_stages(size, stages, args.pairs, girth_on, args.seed, args.keep)
+            rows += bench_stages(size, stages, args.pairs, girth_on, args.seed, args.keep,
+                                 args.project)  # fmt: skip
         print_table(
             "Stages through `dvc repro -s -f <stage>@lb`, default params, generated wide CSV "
             f"(binary, {MISSING:.0%} missing); median of {args.pairs} rounds; CPU = DVC + stage; "
@@ -418,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     if "fit" in only and args.fit:
         rows = []
         for size in args.fit.split(","):
-            rows += bench_fit(size, args.pairs, girth_on, args.seed)
+            rows += bench_fit(size, args.pairs, girth_on, args.seed,
+                              args.girth_2pl_max_cells, args.fit_models)  # fmt: skip
         print_table(
             f"curation.irt.fit vs girth, one process each, alternating; median of {args.pairs} "
             "rounds; fit time excludes reading for the Enum path only (its frame is the "

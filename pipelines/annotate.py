@@ -147,6 +147,7 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             benchmark=benchmark,
             settings=cfg.settings,
             floor=dict(zip(cells.items, floor.tolist(), strict=True)) if model == "3pl" else None,
+            fitted=choice.fits.get(model),  # the choice's full-data mode: not solved twice
         )
         fit_seconds = time.perf_counter() - started
         loo = (
@@ -159,6 +160,9 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
                 exact_top=cfg.loo_exact_top,
                 settings=cfg.settings,
                 floor=floor if model == "3pl" else None,
+                full=result,
+                exact_max_cells=cfg.loo_exact_max_cells,
+                approx_max_work=cfg.loo_approx_max_work,
             )
             if run_loo
             else None
@@ -225,7 +229,11 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
             metrics["loo"]["mode"] = loo["mode"]
             metrics["loo"]["n_exact"] = loo["n_exact"]
             metrics["loo"]["approx_tol"] = loo["approx_tol"]
-            metrics["loo"]["approx_error"] = round(loo["approx_error"], 6)
+            err = loo["approx_error"]
+            metrics["loo"]["approx_error"] = None if err is None else round(err, 6)
+            for key in ("sampled", "n_dropped"):
+                if key in loo:
+                    metrics["loo"][key] = loo[key]
     validate_records([metrics], "irt_metrics", file=str(irt_metrics_path(benchmark)))
     try:  # every output is checked before the first is written: none or all of them
         json.dumps(metrics, allow_nan=False)

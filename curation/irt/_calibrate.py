@@ -172,8 +172,8 @@ def calibrate_counts(
         raise ValueError("models, items, n_trials and n_correct must have the same length")
     if k.size and (bool((k < 0).any()) or bool((k > n).any())):
         raise ValueError("counts need 0 <= n_correct <= n_trials")
-    model_names = tuple(dict.fromkeys(models))  # first appearance, as encode codes them
-    item_names = tuple(dict.fromkeys(items))
+    model_names = tuple(sorted(set(models)))  # sorted, as encode codes them
+    item_names = tuple(sorted(set(items)))
     m_code = {m: i for i, m in enumerate(model_names)}
     i_code = {it: i for i, it in enumerate(item_names)}
     mi = np.fromiter((m_code[m] for m in models), dtype=np.int32, count=k.size)

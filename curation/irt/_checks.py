@@ -9,7 +9,7 @@ import polars as pl
 
 from curation.irt._data import Cells, encode
 from curation.irt._fit import FitResult, bic, bic_classic, fit_cells, n_params
-from curation.irt._loo import dense_counts, one_step_loo, refit_1pl, refit_2pl_point, warm_start
+from curation.irt._loo import one_step_loo, refit_1pl, refit_2pl_point, warm_start
 from curation.irt._map import _big, fit_map_1pl, fit_map_2pl
 from curation.irt._scale import Calibration, make_scale
 from curation.irt._settings import MODELS, SCALES, FitSettings, ModelType, ScaleMethod, check_choice
@@ -176,6 +176,9 @@ def loo_stability(
     exact_top: int = LOO_EXACT_TOP,
     settings: FitSettings | None = None,
     floor: np.ndarray | None = None,
+    full: FitResult | None = None,
+    exact_max_cells: int | None = None,
+    approx_max_work: int | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Refit (MAP) without each model in turn and report how far the items move.
@@ -203,6 +206,15 @@ def loo_stability(
     "exact"``). ``floor`` (3PL): the guessing floor per item in the order the responses
     encode them, NaN where unknown; the refits hold every floor at the full fit's (a
     shared floor is not re-estimated per refit).
+
+    Budgets for leaderboard-sized matrices (None: no budget). ``full``: the caller's MAP
+    fit of the same cells with the same arguments (annotate's), used instead of fitting
+    again. ``exact_max_cells``: the approximate mode refits at most this many cells in
+    all (``exact_top`` capped at ``exact_max_cells // cells``; with none refitted,
+    ``approx_error`` is null: the error is the tests' :data:`LOO_APPROX_TOL`).
+    ``approx_max_work``: the approximation costs ~ dropped models x models x items;
+    above this product a seeded random sample of models is dropped (``n_dropped`` of
+    them, ``"sampled": true``), so ``max_abs_dz`` is the sample's maximum.
     """
     check_choice("model", model, MODELS)
     check_choice("scale", scale, SCALES)
@@ -211,9 +223,10 @@ def loo_stability(
     cells = encode(responses)
     if cells.n_models < 3:
         raise ValueError(f"leave-one-model-out needs at least 3 models, got {cells.n_models}")
-    full = fit_cells(
-        cells, model=model, method="map", seed=seed, scale=scale, settings=s, floor=floor
-    )
+    if full is None or full.diagnostics.get("method") != "map":
+        full = fit_cells(
+            cells, model=model, method="map", seed=seed, scale=scale, settings=s, floor=floor
+        )
     b_full = _curve_b(full)
     theta_full = full.models["theta"].to_numpy()
     warm = method == "warm" and not _big(cells, s)
@@ -257,13 +270,21 @@ def loo_stability(
         ]
     else:
         rows = []
-        steps = one_step_loo(
-            cells, s, theta_full, b_full, a_full, np.arange(cells.n_models), floor=used
-        )
-        kk, nn = dense_counts(cells)
-        k_all, n_all = kk.sum(0), nn.sum(0)
-        for j, (idx, th_sub, b_sub) in enumerate(steps):
-            k_i, n_i = (k_all - kk[j])[idx], (n_all - nn[j])[idx]
+        dropped = np.arange(cells.n_models)
+        per_model = cells.n_models * cells.n_items  # the sweeps' dense work per dropped model
+        sampled = approx_max_work is not None and cells.n_models * per_model > approx_max_work
+        if sampled:
+            size = max(1, min(cells.n_models, int(approx_max_work or 0) // per_model))
+            rng = np.random.default_rng(seed)
+            dropped = np.sort(rng.choice(cells.n_models, size=size, replace=False))
+        steps = one_step_loo(cells, s, theta_full, b_full, a_full, dropped, floor=used)
+        _, k_all, n_all = cells.item_stats()
+        bounds = np.searchsorted(cells.mi, np.arange(cells.n_models + 1))  # sorted by model
+        for j, (idx, th_sub, b_sub) in zip(dropped.tolist(), steps, strict=True):
+            kj, nj = np.zeros(cells.n_items), np.zeros(cells.n_items)
+            rows_j = slice(int(bounds[j]), int(bounds[j + 1]))
+            kj[cells.ii[rows_j]], nj[cells.ii[rows_j]] = cells.k[rows_j], cells.n[rows_j]
+            k_i, n_i = (k_all - kj)[idx], (n_all - nj)[idx]
             if used is not None and a_full is not None:
                 b_sub = _axis_b(model, th_sub, b_sub, a_full[idx], used[idx])
             z_sub = Calibration(
@@ -275,12 +296,15 @@ def loo_stability(
             ).to_z(b_sub)
             rows.append(_loo_row(cells.models[j], j, idx, b_sub, z_sub, full))
         order = np.argsort([-r["max_abs_dz"] for r in rows], kind="stable")
-        top = order[: min(exact_top, cells.n_models)].tolist()
-        err = 0.0
-        for j in progress(top, desc="LOO exact refits", unit="fit"):
-            exact = exact_row(j)
-            err = max(err, abs(exact["max_abs_dz"] - rows[j]["max_abs_dz"]))
-            rows[j] = exact
+        n_exact = min(exact_top, len(rows))
+        if exact_max_cells is not None:
+            n_exact = min(n_exact, exact_max_cells // max(int(cells.k.size), 1))
+        top = order[:n_exact].tolist()
+        err: float | None = 0.0 if top else None
+        for r in progress(top, desc="LOO exact refits", unit="fit"):
+            exact = exact_row(int(dropped[r]))
+            err = max(err or 0.0, abs(exact["max_abs_dz"] - rows[r]["max_abs_dz"]))
+            rows[r] = exact
         extra = {
             "mode": "approximate",
             "n_exact": len(top),
@@ -288,6 +312,8 @@ def loo_stability(
             "approx_tol": LOO_APPROX_TOL,
             "approx_error": err,
         }
+        if sampled:
+            extra |= {"sampled": True, "n_dropped": int(dropped.size)}
     col = {key: np.array([r[key] for r in rows]) for key in rows[0] if key != "dropped"}
     overall = {
         "max_abs_dz": float(col["max_abs_dz"].max()),

@@ -113,7 +113,10 @@ class ModelChoice:
     skipped: dict[str, str] = field(default_factory=dict)
     """Models not considered, with why (e.g. 3PL when no item can be guessed)."""
     fits: dict[str, MapFit] = field(default_factory=dict, repr=False, compare=False)
-    """The full-data fits (the chosen one can be reused)."""
+    """The full-data fits (the chosen one can be reused); empty when ``fits_on`` is set."""
+    fits_on: dict[str, int] | None = None
+    """Set when the candidates were fitted on a model subset (above
+    ``full_fits_max_cells``): its models and cells, and the cells of all."""
 
     def candidate(self, model: str) -> Candidate:
         return next(c for c in self.candidates if c.model == model)
@@ -132,7 +135,7 @@ class ModelChoice:
             "reason": self.reason,
             "candidates": {c.model: c.to_dict() for c in self.candidates},
             "skipped": dict(self.skipped),
-        }
+        } | ({"fits_on": dict(self.fits_on)} if self.fits_on is not None else {})
 
 
 def _span(theta: np.ndarray) -> float:
@@ -234,10 +237,16 @@ def choose_model(
     if floor is None:
         floor = np.full(cells.n_items, np.nan)
     unknown = np.isnan(floor)
-    full = _fit_all(cells, order, s, floor)
-    used_floor = full["3pl"].c if "3pl" in full else None
-
     scored = _models_scored(cells, checks.max_cells, seed)
+    on_subset = cells.k.size > checks.full_fits_max_cells and scored is not cells
+    basis = scored if on_subset else cells  # what BIC and the checks are computed on
+    full = _fit_all(basis, order, s, floor)
+    used_floor = full["3pl"].c if "3pl" in full else None
+    fits_on = (
+        {"models": basis.n_models, "cells": int(basis.k.size), "of_cells": int(cells.k.size)}
+        if on_subset
+        else None
+    )
     folds = cell_folds(scored.k.size, checks.folds, seed)
     scores: dict[str, list[np.ndarray]] = {m: [] for m in order}
     scored_items: list[np.ndarray] = []
@@ -272,8 +281,8 @@ def choose_model(
             Candidate(
                 model=m,
                 loglik=fit.loglik,
-                n_params=n_params(m, cells.n_models, cells.n_items, shared),
-                bic=bic(fit.loglik, cells, m, floor if m == "3pl" else None),
+                n_params=n_params(m, basis.n_models, basis.n_items, shared),
+                bic=bic(fit.loglik, basis, m, floor if m == "3pl" else None),
                 converged=fit.converged,
                 heldout=None if ranking is None else ranking.means[c],
                 heldout_gap=None if ranking is None else ranking.gaps[c],
@@ -304,7 +313,8 @@ def choose_model(
             seed=int(seed),
             n_scored=0,
             rule="bic",
-            fits=full,
+            fits={} if on_subset else full,
+            fits_on=fits_on,
         )
     heldout_choice = order[ranking.chosen]
     chosen, reason = heldout_choice, _why(order, ranking, checks)
@@ -327,7 +337,8 @@ def choose_model(
         se_rule=float(checks.se_rule),
         seed=int(seed),
         n_scored=n_scored,
-        fits=full,
+        fits={} if on_subset else full,
+        fits_on=fits_on,
     )
 
 

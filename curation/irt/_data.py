@@ -31,8 +31,8 @@ _DENSE_MAX_CELLS = 1_000_000  # below this a dense matrix is always cheap
 class Cells:
     """Aggregated responses: one entry per observed (model, item) cell, duplicates summed.
 
-    ``mi``/``ii`` index ``models``/``items`` (both in order of first appearance, or an
-    Enum's order): int32, or an Enum column's own unsigned codes when every category
+    ``mi``/``ii`` index ``models``/``items`` (both in sorted order, or an Enum's
+    order): int32, or an Enum column's own unsigned codes when every category
     occurs (no cell-sized copy); cells are sorted by (model, item).
     """
 
@@ -110,8 +110,9 @@ def encode(responses: pl.DataFrame | pl.LazyFrame | Cells, *, name: str = "respo
     categorical or Enum ids, or a lazy scan of a file (``pl.scan_parquet`` /
     ``scan_csv`` / ``scan_ndjson``: read in a streaming pass, the ids coded as they
     stream, so no column of per-cell strings is ever held). Already encoded
-    :class:`Cells` pass through. Codes number the names in order of first appearance
-    (an Enum: its categories' order), whatever the input's type.
+    :class:`Cells` pass through. Codes number the names in sorted order (an Enum: its
+    categories' order), whatever the input's type, so a file sorted by (model, item) needs
+    no re-sort.
     """
     if isinstance(responses, Cells):
         return responses
@@ -140,6 +141,10 @@ def cells_of(
     duplicates summed. :func:`encode` after validation; callers that build the counts
     themselves (BenchFill's thousands of tiny calibrations) skip the frame round trip."""
     n_i = len(items)
+    if mi.size > _COMPACT_CELLS and not _strictly_sorted(mi, ii, n_i):
+        grouped = _models_in_code_order(mi, ii, k, n, len(models))
+        if grouped is not None:  # one run of rows per model, runs out of name order
+            mi, ii, k, n = grouped
     if not _strictly_sorted(mi, ii, n_i):  # unsorted or duplicated cells
         if mi.size > _COMPACT_CELLS and _model_major(mi):
             mi, ii, k, n = _sort_blocks(mi, ii, k, n, len(models), n_i)
@@ -156,6 +161,38 @@ def cells_of(
 
 _BLOCK_CELLS = 1 << 22
 """Dense (model, item) slots per block when sorting a model-major cell list."""
+
+
+def _models_in_code_order(
+    mi: np.ndarray, ii: np.ndarray, k: np.ndarray, n: np.ndarray, n_m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows grouped by model (each model one contiguous run: a file written model by model
+    in any model order) with the runs put in code order, or None if they are not grouped.
+
+    Names are coded in sorted order, a leaderboard file often lists its models in its own
+    order: moving whole runs (one copy per array) keeps each model's rows, and so a
+    file sorted by item within each model stays strictly sorted, with no per-cell sort.
+    """
+    starts = [0]
+    for s in range(0, mi.size - 1, _CHUNK):
+        e = min(s + _CHUNK + 1, mi.size)
+        starts.extend((np.flatnonzero(mi[s + 1 : e] != mi[s : e - 1]) + s + 1).tolist())
+        if len(starts) > n_m:
+            return None  # some model in more than one run
+    if len(starts) != n_m:
+        return None
+    bounds = np.append(np.asarray(starts, dtype=np.int64), mi.size)
+    order = np.argsort(mi[bounds[:-1]], kind="stable")
+    pieces = [(int(bounds[r]), int(bounds[r + 1])) for r in order]
+    out = []
+    for arr in (mi, ii, k, n):
+        moved = np.empty_like(arr)
+        at = 0
+        for s, e in pieces:
+            moved[at : at + e - s] = arr[s:e]
+            at += e - s
+        out.append(moved)
+    return out[0], out[1], out[2], out[3]
 
 
 def _model_major(mi: np.ndarray) -> bool:
@@ -183,8 +220,8 @@ def _sort_blocks(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Model-major cells in (model, item) order, duplicates summed, without a global sort.
 
-    Codes numbered by first appearance leave a model-major frame's items out of order
-    within each model (the first model's missing items are numbered late). A block of
+    A model-major frame whose items are not sorted within each model (a file not sorted
+    by item; a sorted file's codes are sorted, see :func:`_codes`). A block of
     whole models is scattered into a dense slot array (``np.bincount``: duplicates add
     up) and read back with ``flatnonzero``, which is sorted: O(cells) time and a few
     block-sized buffers, where ``np.unique`` sorted ~8 bytes x cells several times over.
@@ -234,13 +271,19 @@ def _strictly_sorted(mi: np.ndarray, ii: np.ndarray, n_i: int) -> bool:
 
 
 def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
-    """Names and codes: first-appearance order, or the categories' order for an Enum.
+    """Names and codes: the names in sorted order (text ids by their text, integer ids by
+    value), or the categories' order for an Enum.
 
-    No cell-sized copy of a name is made. An Enum column (a leaderboard-sized frame) is
-    coded without a pass over strings: its categories that occur, in the Enum's order. A
-    Categorical column is coded from its physical codes (remapped to first appearance);
-    a string or integer column by one hash pass. Codes are the smallest unsigned integer
-    type that holds them (the names are few, the cells many).
+    Sorted order, not order of first appearance, because a response file is written sorted
+    by (model, item) (the ``responses`` stage, ``curate responses import --out``): its
+    cells then come out of :func:`cells_of` already sorted, with no re-sort of a
+    leaderboard's 100 M cells (with first-appearance codes, the items a first model did
+    not answer were numbered late and every later model's cells came out of order). No
+    cell-sized copy of a name is made. An Enum column is coded without a pass over
+    strings; a Categorical column from its physical codes (one hash pass to find the
+    names that occur, then a gather); a string or integer column by one hash pass. Codes
+    are the smallest unsigned integer type that holds them (the names are few, the cells
+    many).
     """
     if isinstance(col.dtype, pl.Enum):
         phys = col.to_physical().to_numpy()
@@ -252,20 +295,22 @@ def _codes(col: pl.Series) -> tuple[pl.Series, np.ndarray]:
         return cats.filter(pl.Series(used)), remap[phys]
     if isinstance(col.dtype, pl.Categorical):
         physical = col.to_physical()
-        at = col.arg_unique()  # each name's first row, in order: one hash pass
+        at = physical.arg_unique()  # each name's first row: one hash pass over integers
         first = physical.gather(at).to_numpy()
         names = col.gather(at).cast(pl.String)
+        order = names.arg_sort().to_numpy()
         remap = np.zeros(int(first.max()) + 1, dtype=_index_dtype(first.size))
-        remap[first] = np.arange(first.size)
+        remap[first[order]] = np.arange(first.size)
         codes = remap[physical.to_numpy()]
-        return names, codes.astype(np.int32) if codes.size <= _COMPACT_CELLS else codes
-    names = col.unique(maintain_order=True)
-    if col.dtype == pl.String:
-        codes = col.cast(pl.Enum(names)).to_physical().to_numpy()
-    else:  # integer ids: coded by value, named by their text
-        codes = col.replace_strict(
-            names, pl.Series(np.arange(names.len(), dtype=_index_dtype(names.len())))
-        ).to_numpy()
+        names = names.gather(order)
+    else:
+        names = col.unique().sort()
+        if col.dtype == pl.String:
+            codes = col.cast(pl.Enum(names)).to_physical().to_numpy()
+        else:  # integer ids: coded by value, named by their text
+            codes = col.replace_strict(
+                names, pl.Series(np.arange(names.len(), dtype=_index_dtype(names.len())))
+            ).to_numpy()
     if codes.size <= _COMPACT_CELLS:
         codes = codes.astype(np.int32)  # small frames: the codes every caller was given
     return names.cast(pl.String), codes

@@ -192,12 +192,13 @@ def fit_cells(
     benchmark: str | None = None,
     floor: np.ndarray | None = None,
     start: MapFit | None = None,
+    fitted: MapFit | None = None,
 ) -> FitResult:
     if cells.n_models < 2:
         raise ValueError(
             f"an IRT fit needs at least 2 models, got {cells.n_models} ({list(cells.models)})"
         )
-    mp = fit_map(cells, model, settings, floor, start)
+    mp = fitted if fitted is not None else fit_map(cells, model, settings, floor, start)
     n_models_i, k_i, n_i = cells.item_stats()
     bound = bound_labels(k_i, n_i)
     n_obs = float(cells.n.sum())
@@ -304,6 +305,7 @@ def fit(
     benchmark: str | None = None,
     settings: FitSettings | None = None,
     floor: Mapping[str, float | None] | None = None,
+    fitted: MapFit | None = None,
     **overrides: Any,
 ) -> FitResult:
     """Fit a 1PL, 2PL or 3PL model to one benchmark's responses.
@@ -325,7 +327,10 @@ def fit(
     ``floor`` (3PL): item -> guessing floor (1/options; 0 for a free-response item;
     None or absent: unknown, and those items share one floor, estimated under the
     ``c_mean``/``c_strength`` Beta prior). Identification: mean ability 0, and for
-    2PL/3PL mean log a = 0.
+    2PL/3PL mean log a = 0. ``fitted``: the MAP mode of the same cells, model, floors
+    and settings already at hand (:attr:`ModelChoice.fits` of :func:`choose_model`),
+    used as this fit's mode instead of solving again (a leaderboard's fit costs seconds
+    to minutes).
     """
     check_choice("model", model, MODELS)
     check_choice("method", method, METHODS)
@@ -341,6 +346,7 @@ def fit(
         settings=s,
         benchmark=benchmark,
         floor=floor_array(cells.items, floor) if model == "3pl" else None,
+        fitted=fitted,
     )
 
 

@@ -241,39 +241,63 @@ def one_step_loo(
     al = np.log(a_)
     if two:  # the full fit's log a prior centre (its scale: mean log a = 0)
         al = al - prior_centre(theta, b, settings)
-    kk, nn = dense_counts(cells)
-    eta = a_[None, :] * (theta[:, None] - b[None, :])
-    if floor is None:
-        p = logistic(eta)
-        r = kk - nn * p  # residual per cell (0 where missing)
-        w = nn * p * (1.0 - p)  # Fisher weight per cell
-        del p
-    else:
-        w, r = floor_terms(kk, nn, eta, floor[None, :], observed=False)
-    s_r, s_w, s_n = r.sum(0), w.sum(0), nn.sum(0)
-    if two:
-        we = w * eta
-        s_we, s_wee, s_re = we.sum(0), (we * eta).sum(0), (r * eta).sum(0)
-    # θ side: the full fit's gradient (its mean is the sum-to-zero multiplier) and curvature
-    g_th_full = -(r * a_[None, :]).sum(1) + vt * theta
+    m_all, n_it = theta.size, b.size
+    bounds = np.searchsorted(cells.mi, np.arange(m_all + 1))  # cells are sorted by model
+
+    def terms(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Counts, η, residual and Fisher weight of these models' rows (models x items),
+        from the cells: nothing models x items is held for the whole panel but the cross
+        blocks below (~0.3 GB each at 2,000 x 20,000)."""
+        kk, nn = np.zeros((rows.size, n_it)), np.zeros((rows.size, n_it))
+        for t, j in enumerate(rows.tolist()):
+            sl = slice(int(bounds[j]), int(bounds[j + 1]))
+            kk[t, cells.ii[sl]], nn[t, cells.ii[sl]] = cells.k[sl], cells.n[sl]
+        eta = a_[None, :] * (theta[rows, None] - b[None, :])
+        if floor is None:
+            p = logistic(eta)
+            r = kk - nn * p  # residual per cell (0 where missing)
+            w = nn * p * (1.0 - p)  # Fisher weight per cell
+        else:
+            w, r = floor_terms(kk, nn, eta, floor[None, :], observed=False)
+        return nn, eta, r, w
+
+    s_r, s_w, s_n = np.zeros(n_it), np.zeros(n_it), np.zeros(n_it)
+    s_we, s_wee, s_re = np.zeros(n_it), np.zeros(n_it), np.zeros(n_it)
+    g_th_full, h_th = np.empty(m_all), np.empty(m_all)
+    # θ–b cross block (up to sign) and the θ curvature's terms; θ–log a cross block (2PL)
+    wa2 = np.empty((m_all, n_it))
+    wea = np.empty((m_all, n_it)) if two else None
+    block = max(1, 2**22 // max(n_it, 1))
+    for lo in range(0, m_all, block):
+        rows = np.arange(lo, min(lo + block, m_all))
+        nn, eta, r, w = terms(rows)
+        s_r += r.sum(0)
+        s_w += w.sum(0)
+        s_n += nn.sum(0)
+        if two:
+            we = w * eta
+            s_we += we.sum(0)
+            s_wee += (we * eta).sum(0)
+            s_re += (r * eta).sum(0)
+            assert wea is not None
+            wea[rows] = w * eta * a_[None, :]
+        # θ side: the full fit's gradient (its mean is the sum-to-zero multiplier), curvature
+        g_th_full[rows] = -(r * a_[None, :]).sum(1) + vt * theta[rows]
+        wa2[rows] = w * (a_**2)[None, :]
+        h_th[rows] = wa2[rows].sum(1) + vt
     g_th_full -= g_th_full.mean()
-    h_th = (w * (a_**2)[None, :]).sum(1) + vt
     total = float(theta.sum())
-    m_all = theta.size
     out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    wa2 = w * (a_**2)[None, :]  # θ–b cross block (up to sign) and the θ curvature's terms
-    wea = w * eta * a_[None, :] if two else None  # θ–log a cross block
     chunk = max(1, 2**22 // max(m_all, b.size))  # ~32 MB per models × chunk array
     for lo in range(0, models.size, chunk):
         js = models[lo : lo + chunk]
         cols = np.arange(js.size)
         c = (total - theta[js]) / (m_all - 1)  # mean θ of the others
         b0 = b[None, :] - c[:, None]
-        rj, wj = r[js], w[js]
+        nj, ej, rj, wj = terms(js)
         g_b0 = a_ * (s_r - rj) + vb * b0
         h_bb = a_**2 * (s_w - wj) + vb
         if two:
-            ej = eta[js]
             wej = wj * ej
             g_al0 = -(s_re - rj * ej) + va * al
             h_aa = (s_wee - wej * ej) + va
@@ -300,7 +324,7 @@ def one_step_loo(
             lam = (g_th * inv_h).sum(0) / inv_h.sum(0)
             dth = -(g_th - lam[None, :]) * inv_h
         for t, j in enumerate(js.tolist()):
-            idx = np.flatnonzero(s_n - nn[j] > 0)
+            idx = np.flatnonzero(s_n - nj[t] > 0)
             th = np.delete(theta - c[t] + dth[:, t], j)
             out.append((idx, th, (b0[t] + db[t])[idx]))
     return out

@@ -142,7 +142,14 @@ class ModelChoiceSettings(Section):
     """Above this many cells the held-out comparison uses a seeded random subset of the
     models (all their cells, up to this many): the folds cost 5 fits per candidate, and
     a leaderboard's thousands of models tell the candidates apart long before the last.
-    The full fits (BIC, the checks, the chosen model) always use every cell."""
+    The full fits (BIC, the checks, the chosen model) use every cell up to
+    ``full_fits_max_cells``."""
+    full_fits_max_cells: PositiveInt = 10_000_000
+    """Above this many cells the candidates' fits for BIC and the checks are made on the
+    held-out comparison's model subset too (``max_cells``), and only the chosen model is
+    fitted on every cell: at 2,000 x 20,000 a 3PL's full fit costs several 2PL fits,
+    and the choice and the checks are settled long before the last model. The metrics'
+    ``choice`` record then says ``fits_on`` (models and cells the BIC and checks saw)."""
     se_rule: NonNegativeFloat = 1.0
     """The simplest candidate within this many paired standard errors of the best (the
     errors cluster-robust over items and models: their cells share fitted parameters)."""
@@ -191,6 +198,14 @@ class AnnotateSettings(Section):
     influential are refitted (the mode and the measured error go into the metrics)."""
     loo_exact_top: NonNegativeInt = 20
     """Models refitted exactly in the approximate mode: those whose removal moves z most."""
+    loo_exact_max_cells: PositiveInt = 30_000_000
+    """Budget of those exact refits, in cells refitted: at most ``loo_exact_max_cells //
+    cells`` of them (all 20 at 4,000 x 250; none at 2,000 x 20,000, where one cold refit
+    costs as much as the whole fit and the approximation's error is the tested 0.02)."""
+    loo_approx_max_work: PositiveInt = 5_000_000_000
+    """Budget of the approximate mode, in dropped models x models x items (its cost):
+    above it a seeded random sample of models is dropped (all 4,000 at 4,000 x 250; 125
+    at 2,000 x 20,000) and the metrics say ``sampled`` with ``n_dropped``."""
     laplace_draws: PositiveInt = 1000
     """Draws of b written beside a MAP fit (the gap intervals use them)."""
     settings: FitSettings = FitSettings()

@@ -3,7 +3,7 @@ the out-of-core path of docs/scale.md giving the in-memory results (item 7).
 
 Every way of handing responses to the fit -- string, integer, Categorical or Enum ids; a
 frame in memory or a lazy scan of a parquet, CSV or JSONL file read in a streaming pass
--- must give the same cells (names in order of first appearance, cells sorted) and so the
+-- must give the same cells (names in sorted order, cells sorted) and so the
 same fit, to the last bit. The block sort that replaces ``np.unique`` for large
 model-major inputs must give the cells ``np.unique`` gives.
 """
@@ -17,7 +17,15 @@ import polars as pl
 import pytest
 
 from curation.irt import Cells, encode, fit, simulate_responses
-from curation.irt._data import _model_major, _sort_blocks, cells_of
+from curation.irt._data import (
+    _codes,
+    _model_major,
+    _models_in_code_order,
+    _sort_blocks,
+    _strictly_sorted,
+    cells_of,
+)
+from curation.irt._scan import collect_coded
 
 
 def _frame() -> pl.DataFrame:
@@ -38,8 +46,8 @@ def _same(a: Cells, b: Cells) -> None:
 def test_every_id_type_and_source_gives_the_same_cells(tmp_path: Path) -> None:
     df = _frame()
     ref = encode(df)
-    assert ref.models == tuple(df["model"].unique(maintain_order=True).to_list())
-    assert ref.items == tuple(df["item"].unique(maintain_order=True).to_list())
+    assert ref.models == tuple(sorted(df["model"].unique().to_list()))
+    assert ref.items == tuple(sorted(df["item"].unique().to_list()))
     as_cat = df.with_columns(pl.col("model", "item").cast(pl.Categorical))
     _same(encode(as_cat), ref)
     enum = df.with_columns(
@@ -86,6 +94,25 @@ def test_a_scan_with_bad_rows_gets_the_eager_message(tmp_path: Path) -> None:
     assert "1 of" in str(eager.value) and "rows violate" in str(eager.value)
 
 
+def test_a_sorted_file_needs_no_re_sort(tmp_path: Path) -> None:
+    """A file sorted by (model, item) whose first model skips items (first-appearance
+    codes would number those late) comes out of the coding already sorted: the codes,
+    taken as they are, are strictly increasing, so no sort or recount runs."""
+    df = _frame().sort("model", "item")
+    first = df["model"].min()
+    skipped = df["item"].unique().sort().head(5)
+    df = df.filter((pl.col("model") != first) | ~pl.col("item").is_in(skipped.implode()))
+    assert df["item"].unique(maintain_order=True).to_list() != sorted(df["item"].unique())
+    df.write_parquet(tmp_path / "r.parquet")
+    coded = collect_coded(pl.scan_parquet(tmp_path / "r.parquet"))
+    _, mi = _codes(coded["model"])
+    items, ii = _codes(coded["item"])
+    assert _strictly_sorted(mi, ii, items.len())
+    cells = encode(pl.scan_parquet(tmp_path / "r.parquet"))
+    np.testing.assert_array_equal(cells.mi, mi)
+    np.testing.assert_array_equal(cells.ii, ii)
+
+
 @pytest.mark.parametrize("duplicates", [False, True])
 def test_block_sort_equals_the_global_sort(duplicates: bool) -> None:
     rng = np.random.default_rng(1)
@@ -126,3 +153,24 @@ def test_out_of_core_fit_equals_the_in_memory_fit(tmp_path: Path, model: str) ->
     assert streamed.models.equals(held.models)
     dense = fit(df, model=model)  # the small-panel solver: the same mode
     np.testing.assert_allclose(held.items["b"], dense.items["b"], atol=2e-4)
+
+
+def test_models_listed_out_of_name_order_are_moved_whole() -> None:
+    """A file written model by model in its own model order (a leaderboard's): each
+    model's run is moved into code order, giving the cells the global sort gives."""
+    rng = np.random.default_rng(2)
+    n_m, n_i = 30, 200
+    seen = rng.random((n_m, n_i)) < 0.85
+    mi, ii = np.nonzero(seen)
+    runs = np.split(np.arange(mi.size), np.flatnonzero(np.diff(mi)) + 1)
+    rows = np.concatenate([runs[j] for j in rng.permutation(n_m)])
+    mi, ii = mi[rows].astype(np.uint16), ii[rows].astype(np.uint16)
+    k = rng.integers(0, 2, mi.size).astype(np.uint8)
+    n = np.ones(mi.size, dtype=np.uint8)
+    moved = _models_in_code_order(mi, ii, k, n, n_m)
+    assert moved is not None
+    order = np.lexsort((ii, mi))
+    for got, want in zip(moved, (mi[order], ii[order], k[order], n[order]), strict=True):
+        np.testing.assert_array_equal(got, want)
+    split = np.concatenate([mi[10:], mi[:10]])  # the first model in two runs
+    assert _models_in_code_order(split, ii, k, n, n_m) is None

@@ -121,3 +121,39 @@ def test_large_matrix_scores_a_subset_of_models():
     assert choice.chosen == "2pl"
     assert 0 < choice.n_scored <= 15_000
     assert choice.fits["2pl"].theta.size == cells.n_models  # the full fits: every model
+
+
+def test_the_chosen_full_fit_is_reused_bit_for_bit() -> None:
+    """annotate hands the choice's full-data mode to the fit (``fitted=``): the same
+    result as solving again, so a leaderboard's fit is not solved twice."""
+    import polars as pl
+
+    from curation.irt import choose_model, encode, fit, simulate_responses
+
+    df, _ = simulate_responses(n_models=40, n_items=80, n_trials=1, model="2pl", seed=4)
+    cells = encode(df)
+    choice = choose_model(cells, candidates=["1pl", "2pl"], seed=0)
+    for model in ("1pl", "2pl"):
+        again = fit(cells, model=model)
+        reused = fit(cells, model=model, fitted=choice.fits[model])
+        assert reused.items.equals(again.items) and reused.models.equals(again.models)
+        assert isinstance(reused.items, pl.DataFrame)
+
+
+def test_above_the_full_fit_budget_the_candidates_are_fitted_on_the_model_subset() -> None:
+    """annotate.choice.full_fits_max_cells: BIC and the checks on the held-out subset's
+    models, no full-data fit offered for reuse, and the record says what was fitted."""
+    from curation.irt import choose_model, encode, simulate_responses
+    from curation.irt._settings import ModelChoiceSettings
+
+    df, _ = simulate_responses(n_models=60, n_items=80, n_trials=1, model="2pl", seed=4)
+    cells = encode(df)
+    budget = ModelChoiceSettings(max_cells=2000, full_fits_max_cells=3000)
+    got = choose_model(cells, candidates=["1pl", "2pl"], choice=budget, seed=0)
+    assert got.fits == {} and got.fits_on is not None
+    assert got.fits_on["of_cells"] == cells.k.size
+    assert got.fits_on["cells"] <= 2000 + 80 and got.fits_on["models"] < 60
+    assert got.to_metrics()["fits_on"] == got.fits_on
+    whole = choose_model(cells, candidates=["1pl", "2pl"], seed=0)
+    assert whole.fits_on is None and "fits_on" not in whole.to_metrics()
+    assert set(whole.fits) == {"1pl", "2pl"}

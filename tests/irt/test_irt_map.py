@@ -184,8 +184,8 @@ def test_matrix_free_fit_with_bounded_items_and_enum_codes_matches_the_exact_one
         }
     )
     df = pl.concat([df, extra])
-    names = pl.Series(models)
-    items = pl.Series(df["item"].unique(maintain_order=True).to_list())
+    names = pl.Series(sorted(models))  # the order string ids are coded in
+    items = pl.Series(sorted(df["item"].unique().to_list()))
     coded = df.with_columns(
         pl.col("model").cast(pl.Enum(names)), pl.col("item").cast(pl.Enum(items))
     )

@@ -92,3 +92,27 @@ def test_exact_mode_at_or_below_the_threshold_is_todays_result() -> None:
     today = loo_stability(df, model="1pl")
     at = loo_stability(df, model="1pl", exact_max_models=12, exact_top=0)
     assert at == today and at["mode"] == "exact"
+
+
+def test_budgets_sample_the_dropped_models_and_cap_the_exact_refits() -> None:
+    """Leaderboard budgets (annotate.loo_approx_max_work, loo_exact_max_cells): a sample
+    of models is dropped, each row the unbudgeted approximation's own; no exact refit
+    fits the budget, so no error is claimed; the caller's full fit is reused as is."""
+    from curation.irt import encode, fit
+
+    df, _ = simulate_responses(n_models=60, n_items=150, n_trials=1, missing=0.1, seed=3)
+    cells = encode(df)
+    every = loo_stability(cells, exact_max_models=1, exact_top=0)
+    work = 10 * cells.n_models * cells.n_items  # room for 10 dropped models
+    got = loo_stability(
+        cells, exact_max_models=1, exact_top=5, approx_max_work=work, exact_max_cells=10
+    )
+    assert got["sampled"] is True and got["n_dropped"] == 10
+    assert got["n_exact"] == 0 and got["approx_error"] is None
+    by_name = {r["dropped"]: r for r in every["per_model"]}
+    assert len({r["dropped"] for r in got["per_model"]}) == 10
+    for row in got["per_model"]:
+        assert row == by_name[row["dropped"]]
+    assert got["overall"]["max_abs_dz"] <= every["overall"]["max_abs_dz"]
+    full = fit(cells, method="map")
+    assert loo_stability(cells, full=full) == loo_stability(cells)
