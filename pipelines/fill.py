@@ -189,6 +189,9 @@ def run(params: ParamsFile, benchmark: str, *, params_file: str = "params.yaml")
         result.inserted_rows(),
         fill_plot_path(benchmark),
         name=benchmark,
+        reductions={
+            method: m.get("top_3_reduction") for method, m in result.metrics["methods"].items()
+        },
         formats=params.plots.format,
     )
     write_json(metrics_file, result.metrics)

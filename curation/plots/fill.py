@@ -30,12 +30,17 @@ def plot_fill(
     *,
     name: str | None = None,
     k: int = 3,
+    reductions: Mapping[str, Mapping[str, Any] | None] | None = None,
     formats: Sequence[str] = DEFAULT_FORMATS,
 ) -> SavedFigure:
     """One strip per row: the benchmark, then + each method's inserted items.
 
     Benchmark items are grey ticks, the ``k`` largest gaps of each row are shaded,
-    inserted items are coloured ticks with their targets as open triangles.
+    inserted items are coloured ticks with their targets as open triangles. The ticks
+    sit at each item's measured z, so the row's Top-k change is the plug-in one; where
+    ``reductions`` gives a method's reduction estimate and 90% interval (the figure
+    ``curate summary`` prints, ``metrics/fill/<b>.json`` ``top_3_reduction``), the title
+    shows it beside the plug-in, so the figure and the summary never disagree silently.
     """
     z0 = np.asarray(z_before, dtype=np.float64)
     rows: list[tuple[str, np.ndarray, Sequence[Mapping[str, Any]]]] = [("before", z0, [])]
@@ -43,11 +48,12 @@ def plot_fill(
         if method in inserted:
             ins = inserted[method]
             z = np.concatenate([z0, [float(c["z"]) for c in ins]])
-            rows.append((_LABELS[method], z, ins))
+            rows.append((method, z, ins))
     fig, axes = new_figure(len(rows), 1, width=7.6, height=0.95 * len(rows) + 0.7)
     axes = np.atleast_1d(axes)
     t0 = top_k_sum(z0, k)
-    for idx, (ax, (label, z, ins)) in enumerate(zip(axes, rows, strict=True)):
+    for idx, (ax, (method, z, ins)) in enumerate(zip(axes, rows, strict=True)):
+        label = _LABELS.get(method, method)
         ax.vlines(z0, 0.0, 1.0, color=NEUTRAL, linewidth=0.5, alpha=0.55)
         for gap in largest_gaps(z, k):
             if gap.width > 0:
@@ -58,8 +64,15 @@ def plot_fill(
             ax.plot(float(c["target_z"]), 1.12, marker="v", color=color, mfc="none", ms=5)
         tk = top_k_sum(z, k)
         text = f"{label}: Top-{k} {tk:.3f}"
-        if ins:
-            text += f" ({100 * (tk - t0) / t0:+.1f}%)" if t0 > 0 else ""
+        if ins and t0 > 0:
+            text += f" ({100 * (tk - t0) / t0:+.1f}% at the measured z"
+            est = (reductions or {}).get(method)
+            if est and method != "oracle":
+                text += (
+                    f"; estimate {-est['estimate']:+.1f}%,"
+                    f" 90% [{-est['high']:+.1f}, {-est['low']:+.1f}]%"
+                )
+            text += ")"
         ax.set_title(text, fontsize=8, loc="left")
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.3)
