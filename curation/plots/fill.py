@@ -19,6 +19,7 @@ from curation.plots._style import (
     new_figure,
     save_figure,
 )
+from curation.report.format import with_interval
 
 _LABELS = {"benchfill": "BenchFill", "baseline": "baseline (uniform parents)", "oracle": "oracle"}
 
@@ -68,10 +69,8 @@ def plot_fill(
             text += f" ({100 * (tk - t0) / t0:+.1f}% at the measured z"
             est = (reductions or {}).get(method)
             if est and method != "oracle":
-                text += (
-                    f"; estimate {-est['estimate']:+.1f}%,"
-                    f" 90% [{-est['high']:+.1f}, {-est['low']:+.1f}]%"
-                )
+                change = with_interval(-est["estimate"], -est["high"], -est["low"], 1)
+                text += f"; estimate {change}%, 90%"
             text += ")"
         ax.set_title(text, fontsize=8, loc="left")
         ax.set_xlim(0, 1)
